@@ -1,0 +1,46 @@
+/**
+ * The error registry: every error feedloop reports, with its stable code and HTTP status.
+ * Codes are never reused for another meaning; a retired code stays reserved. The table in
+ * docs/errors.md is generated from the same words, so keep descriptions short and exact.
+ */
+export const ERROR_CODES = {
+  FEEDLOOP_ERR_VALIDATION_INVALID_FIELD: { status: 400, description: 'A field is missing, of the wrong type or out of range' },
+  FEEDLOOP_ERR_VALIDATION_UNKNOWN_TYPE: { status: 400, description: 'The feedback event type is not one feedloop knows' },
+  FEEDLOOP_ERR_VALIDATION_BAD_JSON: { status: 400, description: 'The body is not valid JSON' },
+  FEEDLOOP_ERR_VALIDATION_BODY_TOO_LARGE: { status: 413, description: 'The body is larger than the limit for this route' },
+  FEEDLOOP_ERR_VALIDATION_UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body is not application/json' },
+  FEEDLOOP_ERR_AUTH_MISSING_KEY: { status: 401, description: 'No `Authorization: Bearer <key>` header' },
+  FEEDLOOP_ERR_AUTH_INVALID_KEY: { status: 401, description: 'The key is unknown, revoked, or its workspace is gone' },
+  FEEDLOOP_ERR_AUTH_FORBIDDEN: { status: 403, description: 'A public key may only submit feedback' },
+  FEEDLOOP_ERR_RATE_LIMITED: { status: 429, description: 'Too many submissions from this client; see Retry-After' },
+  FEEDLOOP_ERR_RESPONSE_NOT_FOUND: { status: 404, description: 'No response with that id in this workspace' },
+  FEEDLOOP_ERR_RESPONSE_CONFLICT: { status: 409, description: 'A response with that id exists with other content' },
+  FEEDLOOP_ERR_FEEDBACK_WINDOW_CLOSED: { status: 422, description: 'Explicit feedback came later than the workspace feedback window after the response' },
+  FEEDLOOP_ERR_FEEDBACK_BEFORE_RESPONSE: { status: 422, description: 'The feedback is dated before its response was created' },
+  FEEDLOOP_ERR_NOT_FOUND: { status: 404, description: 'No such route or resource' },
+  FEEDLOOP_ERR_WORKSPACE_NOT_FOUND: { status: 404, description: 'No workspace with that id or name' },
+  FEEDLOOP_ERR_KEY_NOT_FOUND: { status: 404, description: 'No key with that id in this workspace' },
+  FEEDLOOP_ERR_DATA_DIR_LOCKED: { status: 409, description: 'Another feedloop process holds the embedded data folder' },
+  FEEDLOOP_ERR_UNAVAILABLE: { status: 503, description: 'The database cannot be reached or the server is shutting down' },
+  FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An error as it goes on the wire: `{ "error": { code, message, field? } }`. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  field?: string;
+}
+
+/**
+ * The HTTP status of an error code.
+ *
+ * @example
+ * statusOf('FEEDLOOP_ERR_RATE_LIMITED') // 429
+ */
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}

@@ -1,0 +1,37 @@
+/**
+ * @feedloop/core: the pure part of feedloop: event schemas and types, acceptance rules, edit
+ * distance, settings and the error registry. No I/O and no `node:` imports, so it runs in
+ * browsers too.
+ */
+export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
+export { ERROR_CODES, statusOf, type ErrorBody, type ErrorCode } from './error-codes.js';
+export { ERROR_CATEGORIES, OUTPUT_ISSUES, PAYLOAD_SCHEMAS, RAG_CATEGORIES, type FeedbackPayload } from './event-payloads.js';
+export {
+  EVENT_SCHEMAS,
+  feedbackEventSchema,
+  idSchema,
+  metadataSchema,
+  timestampSchema,
+  type FeedbackEvent,
+  type FeedbackEventInput,
+} from './event-schema.js';
+export {
+  EVENT_TYPE_SOURCES,
+  FEEDBACK_EVENT_TYPES,
+  LABEL_ACTION_TYPES,
+  SIGNAL_SOURCES,
+  THUMBS_TYPES,
+  isFeedbackEventType,
+  sourceOfType,
+  type FeedbackEventType,
+  type SignalSource,
+} from './event-types.js';
+export { ID_PATTERN, LIMITS } from './limits.js';
+export { responseSchema, type ResponseInput, type ResponseRegistration } from './response-schema.js';
+export { fieldPath, firstIssue, validateFeedbackEvent, validateResponse, type Validated } from './validate.js';
+export {
+  resolveWorkspaceSettings,
+  workspaceSettingsSchema,
+  type WorkspaceSettings,
+  type WorkspaceSettingsInput,
+} from './workspace-settings.js';

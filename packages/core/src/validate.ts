@@ -1,0 +1,96 @@
+/**
+ * Validation that turns a zod failure into one clear error naming the field, the form the API
+ * answers with. Pure: usable in the server, the SDK and the browser.
+ */
+import type { z } from 'zod';
+import type { ErrorBody } from './error-codes.js';
+import { feedbackEventSchema, type FeedbackEvent } from './event-schema.js';
+import { isFeedbackEventType, sourceOfType } from './event-types.js';
+import { responseSchema, type ResponseRegistration } from './response-schema.js';
+
+/** The result of validating untrusted input. */
+export type Validated<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
+
+/**
+ * Renders a zod issue path as a field name: `payload.rating`, `sources[2]`.
+ *
+ * @example
+ * fieldPath(['events', 3, 'payload', 'rating']) // 'events[3].payload.rating'
+ */
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/**
+ * The first issue of a zod error as a wire error body.
+ *
+ * @example
+ * firstIssue(schema.safeParse(x).error!, 'events[0]') // { code, message: 'events[0].payload.rating: ...', field }
+ */
+export function firstIssue(error: z.ZodError, prefix?: string): ErrorBody {
+  const issue = error.issues[0];
+  const path = [...(prefix ? [prefix] : []), ...(issue?.path ?? [])];
+  let field = fieldPath(path);
+  let message = issue?.message ?? 'invalid';
+  if (issue?.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    field = field ? `${field}.${key}` : key;
+    message = `unknown field (expected none named ${JSON.stringify(key)})`;
+  }
+  return { code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', message: field ? `${field}: ${message}` : message, ...(field ? { field } : {}) };
+}
+
+/**
+ * Validates one feedback event: known type, payload of that type, source agreeing with the type.
+ * Time rules (feedback window, future timestamps) need the response and the clock, and live in
+ * `judgeFeedback`.
+ *
+ * @example
+ * validateFeedbackEvent({ responseId: 'r1', type: 'rating', payload: { rating: 4 } })
+ * // { ok: true, value: { responseId: 'r1', type: 'rating', payload: { rating: 4 } } }
+ */
+export function validateFeedbackEvent(input: unknown): Validated<FeedbackEvent> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, error: { code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', message: 'an event must be a JSON object' } };
+  }
+  const type = (input as { type?: unknown }).type;
+  if (type === undefined) {
+    return { ok: false, error: { code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', message: 'type: required', field: 'type' } };
+  }
+  if (!isFeedbackEventType(type)) {
+    return {
+      ok: false,
+      error: { code: 'FEEDLOOP_ERR_VALIDATION_UNKNOWN_TYPE', message: `type: unknown feedback type ${JSON.stringify(type)}`, field: 'type' },
+    };
+  }
+  const parsed = feedbackEventSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  const event = parsed.data as FeedbackEvent;
+  if (event.source !== undefined && event.source !== sourceOfType(event.type)) {
+    return {
+      ok: false,
+      error: {
+        code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD',
+        message: `source: ${event.type} is an ${sourceOfType(event.type)} signal, not ${event.source}`,
+        field: 'source',
+      },
+    };
+  }
+  return { ok: true, value: event };
+}
+
+/**
+ * Validates one response registration.
+ *
+ * @example
+ * validateResponse({ query: 'q', answer: 'a' }).ok // true
+ */
+export function validateResponse(input: unknown): Validated<ResponseRegistration> {
+  const parsed = responseSchema.safeParse(input);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
+}
