@@ -4,6 +4,7 @@
  * browsers too.
  */
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
+export { editDistancePercent, lcsLength } from './edit-distance.js';
 export { ERROR_CODES, statusOf, type ErrorBody, type ErrorCode } from './error-codes.js';
 export { ERROR_CATEGORIES, OUTPUT_ISSUES, PAYLOAD_SCHEMAS, RAG_CATEGORIES, type FeedbackPayload } from './event-payloads.js';
 export {
@@ -31,6 +32,7 @@ export { responseSchema, type ResponseInput, type ResponseRegistration } from '.
 export { fieldPath, firstIssue, validateFeedbackEvent, validateResponse, type Validated } from './validate.js';
 export {
   resolveWorkspaceSettings,
+  workspaceSettingsPatchSchema,
   workspaceSettingsSchema,
   type WorkspaceSettings,
   type WorkspaceSettingsInput,

@@ -4,14 +4,27 @@
  */
 import { z } from 'zod';
 
+const fields = {
+  feedbackWindowHours: z.number().positive().max(24 * 365)
+    .describe('Explicit feedback later than this after its response is rejected'),
+  dedupWindowSeconds: z.number().min(0).max(86_400)
+    .describe('The same user, response, type and payload within this many seconds is a duplicate'),
+  publicRateLimitPerMinute: z.number().int().min(1).max(1_000_000)
+    .describe('Feedback submissions per minute per client IP with a public key'),
+};
+
 /** Workspace settings; every field has a default, so `{}` is a valid settings object. */
 export const workspaceSettingsSchema = z.strictObject({
-  feedbackWindowHours: z.number().positive().max(24 * 365).default(24)
-    .describe('Explicit feedback later than this after its response is rejected'),
-  dedupWindowSeconds: z.number().min(0).max(86_400).default(10)
-    .describe('The same user, response, type and payload within this many seconds is a duplicate'),
-  publicRateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(10)
-    .describe('Feedback submissions per minute per client IP with a public key'),
+  feedbackWindowHours: fields.feedbackWindowHours.default(24),
+  dedupWindowSeconds: fields.dedupWindowSeconds.default(10),
+  publicRateLimitPerMinute: fields.publicRateLimitPerMinute.default(10),
+});
+
+/** A change to settings: only the fields given change (no defaults filled in). */
+export const workspaceSettingsPatchSchema = z.strictObject({
+  feedbackWindowHours: fields.feedbackWindowHours.optional(),
+  dedupWindowSeconds: fields.dedupWindowSeconds.optional(),
+  publicRateLimitPerMinute: fields.publicRateLimitPerMinute.optional(),
 });
 
 /** Settings as stored or sent: any field may be absent. */

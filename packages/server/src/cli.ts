@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+/**
+ * The `feedloop` command: start the server, migrate, and manage workspaces and keys.
+ * Admin commands open the database themselves; on the embedded database they refuse while a
+ * server holds the data folder (two processes on one PGlite folder would corrupt it).
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config.js';
+import { migrate } from './db/migrate.js';
+import { openDatabase } from './db/open-database.js';
+import type { SqlClient } from './db/sql-client.js';
+import { FeedloopError } from './errors.js';
+import { startServer } from './server.js';
+import { createApiKey, listApiKeys, revokeApiKey, type KeyKind } from './store/api-keys.js';
+import { createWorkspace, findWorkspace, listWorkspaces } from './store/workspaces.js';
+
+const USAGE = `Usage: feedloop <command>
+
+  start                                    run the API server (PORT, HOST, DATABASE_URL, REDIS_URL, FEEDLOOP_DATA_DIR)
+  migrate                                  apply database migrations
+  workspace create <name> [--tenant T]     create a workspace (idempotent by name)
+  workspace list
+  key create --workspace W [--kind secret|public] [--name N]
+  key list --workspace W
+  key revoke <keyId> --workspace W
+
+  --json   print results as JSON`;
+
+type Out = (text: string, data: unknown) => void;
+
+async function withDatabase<T>(config: Config, fn: (db: SqlClient) => Promise<T>): Promise<T> {
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function workspaceOf(db: SqlClient, nameOrId: string | undefined): Promise<string> {
+  if (!nameOrId) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--workspace is required', { field: 'workspace' });
+  const ws = await findWorkspace(db, nameOrId);
+  if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', `no workspace ${nameOrId}`, { field: 'workspace' });
+  return ws.id;
+}
+
+async function start(config: Config): Promise<void> {
+  const server = await startServer(config);
+  const log = server.app.log;
+  const applied = server.migrations.applied.map((m) => `${m.version}_${m.name}`);
+  if (applied.length > 0) log.info({ applied }, 'migrations applied');
+  const keys = server.bootstrap.printOnce;
+  if (keys) {
+    process.stdout.write(
+      `\nCreated workspace "${keys.workspace}". These keys are shown only once:\n` +
+        `  secret key (server side, reads and writes): ${keys.secretKey}\n` +
+        `  public key (browsers, submits feedback):    ${keys.publicKey}\n\n`,
+    );
+  }
+  log.info({ url: server.url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'feedloop listening');
+  const stop = (signal: string): void => {
+    log.info({ signal }, 'shutting down: finishing in-flight writes');
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+async function run(argv: string[], out: Out): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      workspace: { type: 'string' },
+      tenant: { type: 'string' },
+      kind: { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub, arg] = positionals;
+  if (values.help || command === undefined) return out(USAGE, { usage: USAGE });
+  const config = loadConfig();
+  switch (`${command}${sub ? ` ${sub}` : ''}`) {
+    case 'start':
+      return start(config);
+    case 'migrate':
+      return withDatabase(config, async (db) => {
+        const report = await migrate(db);
+        out(report.applied.length ? `applied ${report.applied.map((m) => `${m.version}_${m.name}`).join(', ')}` : `up to date (version ${report.current})`, report);
+      });
+    case 'workspace create':
+      if (!arg) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'workspace create needs a name', { field: 'name' });
+      return withDatabase(config, async (db) => {
+        const { workspace, created } = await createWorkspace(db, { name: arg, ...(values.tenant ? { tenantId: values.tenant } : {}) });
+        out(`${created ? 'created' : 'exists'}: ${workspace.id} ${workspace.name} (tenant ${workspace.tenantId})`, { ...workspace, created });
+      });
+    case 'workspace list':
+      return withDatabase(config, async (db) => {
+        const all = await listWorkspaces(db);
+        out(all.map((w) => `${w.id}  ${w.tenantId}/${w.name}`).join('\n') || '(no workspaces)', all);
+      });
+    case 'key create':
+      return withDatabase(config, async (db) => {
+        const kind = (values.kind ?? 'secret') as KeyKind;
+        if (kind !== 'secret' && kind !== 'public') {
+          throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--kind must be secret or public', { field: 'kind' });
+        }
+        const created = await createApiKey(db, await workspaceOf(db, values.workspace), kind, values.name ? { name: values.name } : {});
+        out(`${kind} key ${created.info.id} (shown once): ${created.key}`, { ...created.info, key: created.key });
+      });
+    case 'key list':
+      return withDatabase(config, async (db) => {
+        const keys = await listApiKeys(db, await workspaceOf(db, values.workspace));
+        out(keys.map((k) => `${k.id}  ${k.kind.padEnd(6)}  ${k.prefix}…  ${k.revokedAt ? 'revoked' : 'active'}  ${k.name ?? ''}`).join('\n') || '(no keys)', keys);
+      });
+    case 'key revoke':
+      if (!arg) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'key revoke needs a key id', { field: 'keyId' });
+      return withDatabase(config, async (db) => {
+        const info = await revokeApiKey(db, await workspaceOf(db, values.workspace), arg);
+        out(`revoked ${info.id}`, info);
+      });
+    default:
+      throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `unknown command "${positionals.join(' ')}"\n\n${USAGE}`, { field: 'command' });
+  }
+}
+
+const json = process.argv.includes('--json');
+run(process.argv.slice(2), (text, data) => process.stdout.write(`${json ? JSON.stringify(data, null, 2) : text}\n`)).catch((err: unknown) => {
+  const e = err instanceof FeedloopError ? err : undefined;
+  process.stderr.write(json && e ? `${JSON.stringify({ error: e.toBody() })}\n` : `feedloop: ${e ? `${e.code}: ${e.message}` : String(err)}\n`);
+  process.exit(1);
+});

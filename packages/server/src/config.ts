@@ -1,0 +1,85 @@
+/**
+ * Configuration, parsed once from the environment into a frozen, typed object; every default is
+ * here and nowhere else.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const initKey = optionalString.refine((v) => v === undefined || v.length >= 20, 'must be at least 20 characters');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: optionalString,
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  REDIS_URL: optionalString,
+  FEEDLOOP_DATA_DIR: z.string().default('.feedloop'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FEEDLOOP_INIT_WORKSPACE: optionalString,
+  FEEDLOOP_INIT_SECRET_KEY: initKey,
+  FEEDLOOP_INIT_PUBLIC_KEY: initKey,
+  FEEDLOOP_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
+  FEEDLOOP_BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(32 * 1_048_576),
+  FEEDLOOP_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  FEEDLOOP_KEY_CACHE_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
+});
+
+/** The server's configuration. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Postgres server URL; absent means the embedded PGlite database. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  /** Redis URL; absent means in-process rate limits (and, later, queues and counters). */
+  readonly redisUrl: string | undefined;
+  /** Absolute path of the embedded data folder. */
+  readonly dataDir: string;
+  readonly logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
+  readonly init: { readonly workspace?: string; readonly secretKey?: string; readonly publicKey?: string };
+  readonly bodyLimitBytes: number;
+  readonly batchBodyLimitBytes: number;
+  /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
+  readonly trustProxy: boolean;
+  /** How long a key lookup is cached; a revocation reaches other processes within this time. */
+  readonly keyCacheSeconds: number;
+}
+
+/**
+ * Parses the environment into a frozen config.
+ *
+ * @throws Error naming every invalid variable.
+ * @example
+ * const config = loadConfig({ PORT: '9000' }); // config.port === 9000, config.databaseUrl === undefined
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
+    dataDir: resolve(cwd, e.FEEDLOOP_DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    init: Object.freeze({
+      ...(e.FEEDLOOP_INIT_WORKSPACE ? { workspace: e.FEEDLOOP_INIT_WORKSPACE } : {}),
+      ...(e.FEEDLOOP_INIT_SECRET_KEY ? { secretKey: e.FEEDLOOP_INIT_SECRET_KEY } : {}),
+      ...(e.FEEDLOOP_INIT_PUBLIC_KEY ? { publicKey: e.FEEDLOOP_INIT_PUBLIC_KEY } : {}),
+    }),
+    bodyLimitBytes: e.FEEDLOOP_BODY_LIMIT_BYTES,
+    batchBodyLimitBytes: e.FEEDLOOP_BATCH_BODY_LIMIT_BYTES,
+    trustProxy: e.FEEDLOOP_TRUST_PROXY,
+    keyCacheSeconds: e.FEEDLOOP_KEY_CACHE_SECONDS,
+  });
+}

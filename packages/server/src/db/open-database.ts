@@ -1,0 +1,38 @@
+/**
+ * Opens the database the configuration names: a Postgres server with `DATABASE_URL`, else PGlite
+ * in the data folder, whose lock this process then holds until `close`.
+ */
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { acquireDataDirLock } from './data-dir-lock.js';
+import { openPglite } from './pglite-client.js';
+import { openPostgres } from './postgres-client.js';
+import type { SqlClient } from './sql-client.js';
+
+/**
+ * Opens and returns the database; closing it also releases the data folder lock.
+ *
+ * @throws FeedloopError `FEEDLOOP_ERR_DATA_DIR_LOCKED` when another process holds the folder.
+ * @example
+ * const db = await openDatabase(loadConfig());
+ */
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>): Promise<SqlClient> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, { max: config.databasePoolSize });
+  const lock = acquireDataDirLock(config.dataDir);
+  try {
+    const db = await openPglite(join(config.dataDir, 'pgdata'));
+    return {
+      ...db,
+      close: async () => {
+        try {
+          await db.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}

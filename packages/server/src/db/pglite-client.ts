@@ -1,0 +1,31 @@
+/**
+ * The embedded database: PGlite, Postgres compiled to WebAssembly, in this process. One
+ * connection, so statements are naturally serialized.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
+
+/**
+ * Opens PGlite on a data folder, or in memory when `dataDir` is undefined (tests).
+ *
+ * @example
+ * const db = await openPglite('./.feedloop/data');
+ */
+export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
+  const db = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+  type Ex = Pick<PGlite, 'query' | 'exec'>;
+  const run = async <R>(ex: Ex, text: string, params?: readonly unknown[]): Promise<R[]> =>
+    (await ex.query<R>(text, params as unknown[] | undefined)).rows;
+  const executor = (ex: Ex): SqlExecutor => ({
+    query: (text, params) => run(ex, text, params),
+    exec: async (script) => {
+      await ex.exec(script);
+    },
+  });
+  return {
+    dialect: 'pglite',
+    ...executor(db),
+    transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
+    close: () => db.close(),
+  };
+}

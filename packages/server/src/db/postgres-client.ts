@@ -1,0 +1,67 @@
+/**
+ * The production database: a Postgres server through a node-postgres pool.
+ */
+import pg from 'pg';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** Counts and sequence numbers come back as numbers, as PGlite returns them; both stay below 2^53. */
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID || oid === NUMERIC_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
+};
+
+/** Pool options a caller may set. */
+export interface PostgresOptions {
+  /** Connections in the pool; default 10. */
+  max?: number;
+  /** `search_path` for every connection: tests give each suite its own schema. */
+  schema?: string;
+}
+
+/**
+ * Opens a pool on a Postgres server.
+ *
+ * @example
+ * const db = await openPostgres('postgres://postgres@127.0.0.1:5432/feedloop');
+ */
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<SqlClient> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // A pool reports idle-client errors (a server restart) here; queries then fail and are retried
+  // by their callers, so an unhandled 'error' must not crash the process.
+  pool.on('error', () => undefined);
+  const run = async <R>(ex: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
+    (await ex.query(text, params as unknown[] | undefined)).rows as R[];
+  const executor = (ex: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    query: (text, params) => run(ex, text, params),
+    exec: async (script) => {
+      await ex.query(script);
+    },
+  });
+  return {
+    dialect: 'postgres',
+    ...executor(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(executor(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

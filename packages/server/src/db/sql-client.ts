@@ -1,0 +1,23 @@
+/**
+ * The one database interface the store is written against. Two implementations, PGlite
+ * (embedded default) and node-postgres (production), both speaking the Postgres dialect, so the
+ * same SQL and migrations run on both and one test suite covers both.
+ */
+
+/** Runs SQL: plain statements with `$1` parameters. */
+export interface SqlExecutor {
+  /** Runs one statement and returns its rows. */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+/** A database connection (PGlite) or pool (Postgres). */
+export interface SqlClient extends SqlExecutor {
+  /** Which engine this is: `pglite` (embedded, one process) or `postgres` (a server). */
+  readonly dialect: 'pglite' | 'postgres';
+  /** Runs `fn` in one transaction, committing when it resolves and rolling back when it throws. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Closes the connection or pool; pending work finishes first. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,54 @@
+/**
+ * Bearer-key authentication. Each route declares who may call it in `config.access`:
+ * `none` (health, metrics, docs), `public` (feedback submission: public or secret keys) or
+ * `secret` (the default for every route under `/v1/` and `/api/`).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { FeedloopError } from '../errors.js';
+import type { AuthContext, KeyCache } from './key-cache.js';
+
+/** Who may call a route. */
+export type Access = 'none' | 'public' | 'secret';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | undefined;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+}
+
+/**
+ * The caller of a route that requires a key; throws when the hook did not authenticate one.
+ *
+ * @example
+ * const { workspaceId } = authOf(request);
+ */
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new FeedloopError('FEEDLOOP_ERR_AUTH_MISSING_KEY', 'this route needs an API key');
+  return request.auth;
+}
+
+/** Adds the authentication hook to an app; it runs before the body is read. */
+export function installAuth(app: FastifyInstance, keys: KeyCache): void {
+  app.decorateRequest('auth', undefined);
+  app.addHook('onRequest', async (request) => {
+    const url = request.routeOptions.url;
+    const access = request.routeOptions.config.access ?? (url?.startsWith('/v1/') || url?.startsWith('/api/') ? 'secret' : 'none');
+    if (access === 'none') return;
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match?.[1]) {
+      throw new FeedloopError('FEEDLOOP_ERR_AUTH_MISSING_KEY', 'send the key as `Authorization: Bearer <key>`', { field: 'authorization' });
+    }
+    const auth = await keys.resolve(match[1]);
+    if (!auth) throw new FeedloopError('FEEDLOOP_ERR_AUTH_INVALID_KEY', 'the API key is unknown or revoked', { field: 'authorization' });
+    if (access === 'secret' && auth.kind !== 'secret') {
+      throw new FeedloopError('FEEDLOOP_ERR_AUTH_FORBIDDEN', 'a public key may only submit feedback; use a secret key', {
+        field: 'authorization',
+      });
+    }
+    request.auth = auth;
+  });
+}

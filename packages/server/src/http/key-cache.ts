@@ -1,0 +1,58 @@
+/**
+ * Key lookups with a short cache: the hot path (thousands of submissions a second) must not pay
+ * a database round trip per request. A revocation is seen at once by the process that made it
+ * and by others within the cache's time to live.
+ */
+import { resolveWorkspaceSettings, type WorkspaceSettings } from '@feedloop/core';
+import type { SqlExecutor } from '../db/sql-client.js';
+import { hashKey, type KeyKind } from '../store/api-keys.js';
+
+/** Who a request is: its key, workspace, what the key may do, and the workspace's settings. */
+export interface AuthContext {
+  keyId: string;
+  workspaceId: string;
+  kind: KeyKind;
+  settings: WorkspaceSettings;
+}
+
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Resolves presented keys to their identity, caching hits and misses for `ttlMs`.
+ *
+ * @example
+ * const keys = new KeyCache(db, 5_000);
+ * await keys.resolve('fl_sk_…') // AuthContext | undefined
+ */
+export class KeyCache {
+  readonly #entries = new Map<string, { value: AuthContext | undefined; expiresAt: number }>();
+
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly ttlMs: number,
+  ) {}
+
+  async resolve(key: string): Promise<AuthContext | undefined> {
+    const hash = hashKey(key);
+    const now = Date.now();
+    const hit = this.#entries.get(hash);
+    if (hit && hit.expiresAt > now) return hit.value;
+    const rows = await this.db.query<{ id: string; workspace_id: string; kind: KeyKind; settings: unknown }>(
+      `SELECT k.id, k.workspace_id, k.kind, w.settings FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [hash],
+    );
+    const r = rows[0];
+    const value = r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind, settings: resolveWorkspaceSettings(r.settings) } : undefined;
+    if (this.ttlMs > 0) {
+      if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+      this.#entries.set(hash, { value, expiresAt: now + this.ttlMs });
+    }
+    return value;
+  }
+
+  /** Forgets every cached lookup (after a revocation or a settings change in this process). */
+  clear(): void {
+    this.#entries.clear();
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Prometheus metrics of one server: requests, latencies and feedback outcomes. A registry per
+ * app, so tests and several apps in one process never share counters.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The metrics a server records. */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route'>;
+  feedbackEvents: Counter<'status' | 'code'>;
+  responses: Counter<'status'>;
+  commitBatchSize: Histogram<'kind'>;
+}
+
+/**
+ * Creates a registry with feedloop's metrics and the process defaults.
+ *
+ * @example
+ * const metrics = createMetrics(); metrics.feedbackEvents.inc({ status: 'accepted', code: '' });
+ */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'feedloop_' });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'feedloop_http_requests_total',
+      help: 'HTTP requests by method, route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'feedloop_http_request_duration_seconds',
+      help: 'HTTP request latency',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    feedbackEvents: new Counter({
+      name: 'feedloop_feedback_events_total',
+      help: 'Feedback events by outcome (accepted, duplicate, rejected) and error code',
+      labelNames: ['status', 'code'],
+      registers: [registry],
+    }),
+    responses: new Counter({
+      name: 'feedloop_responses_total',
+      help: 'Response registrations by outcome (created, duplicate, rejected)',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    commitBatchSize: new Histogram({
+      name: 'feedloop_group_commit_batch_size',
+      help: 'Items written per group-commit transaction',
+      labelNames: ['kind'],
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * `/v1/workspace`: the caller's workspace and its settings.
+ */
+import { workspaceSettingsPatchSchema } from '@feedloop/core';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { FeedloopError } from '../../errors.js';
+import { findWorkspace, updateWorkspaceSettings } from '../../store/workspaces.js';
+import { authOf } from '../auth.js';
+import type { AppServices } from '../services.js';
+
+/** The workspace routes. */
+export const workspaceRoutes: FastifyPluginAsync<AppServices> = async (app, { db, keys }) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get('/v1/workspace', { schema: { summary: 'The workspace of the key', tags: ['workspace'] } }, async (request) => {
+    const ws = await findWorkspace(db, authOf(request).workspaceId);
+    if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', 'the workspace of this key is gone');
+    return ws;
+  });
+
+  r.patch(
+    '/v1/workspace/settings',
+    { schema: { summary: 'Change workspace settings', tags: ['workspace'], body: workspaceSettingsPatchSchema } },
+    async (request) => {
+      const ws = await updateWorkspaceSettings(db, authOf(request).workspaceId, request.body);
+      keys.clear();
+      return ws;
+    },
+  );
+};

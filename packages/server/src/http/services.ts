@@ -1,0 +1,18 @@
+/**
+ * The shared services every route plugin receives as its options: created once by the server,
+ * never module singletons.
+ */
+import type { Config } from '../config.js';
+import type { SqlClient } from '../db/sql-client.js';
+import type { IngestService } from '../ingest/ingest-service.js';
+import type { KeyCache } from './key-cache.js';
+import type { Metrics } from './metrics.js';
+
+/** What routes may use. */
+export interface AppServices {
+  config: Config;
+  db: SqlClient;
+  ingest: IngestService;
+  keys: KeyCache;
+  metrics: Metrics;
+}

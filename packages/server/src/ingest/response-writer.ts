@@ -1,0 +1,94 @@
+/**
+ * Writes a batch of response registrations in one statement, idempotently: registering the same
+ * id with the same query and answer again is a no-op, with other content a conflict.
+ * This is the group committer's flush function for responses.
+ */
+import type { ErrorBody, ResponseRegistration } from '@feedloop/core';
+import type { SqlClient } from '../db/sql-client.js';
+import { firstIndexOf } from './first-index.js';
+
+/** One response on its way to the database, its id already assigned. */
+export interface ResponseSubmission {
+  workspaceId: string;
+  response: ResponseRegistration & { id: string };
+}
+
+/** What became of one registration. */
+export type ResponseOutcome =
+  | { id: string; status: 'created' | 'duplicate' }
+  | { id: string; status: 'rejected'; error: ErrorBody };
+
+const COLUMNS =
+  'ws text, id text, session_id text, user_id text, query text, answer text, sources jsonb, context_document_ids jsonb, context_token_count integer, model text, agent text, query_type text, experiment_id text, variant text, trace_id text, metadata jsonb, created_at timestamptz, received_at timestamptz';
+
+const key = (ws: string, id: string): string => `${ws}\u0000${id}`;
+
+/**
+ * Writes a batch; returns one outcome per submission, in order.
+ *
+ * @example
+ * await writeResponseBatch(db, [{ workspaceId, response: { id: 'r1', query: 'q', answer: 'a' } }])
+ * // [{ id: 'r1', status: 'created' }]
+ */
+export async function writeResponseBatch(db: SqlClient, items: ResponseSubmission[], now = new Date()): Promise<ResponseOutcome[]> {
+  const first = firstIndexOf(items.map((s) => key(s.workspaceId, s.response.id)));
+  const rows = items
+    .filter((_, i) => first[i] === i)
+    .map(({ workspaceId, response: r }) => ({
+      ws: workspaceId,
+      id: r.id,
+      session_id: r.sessionId ?? null,
+      user_id: r.userId ?? null,
+      query: r.query,
+      answer: r.answer,
+      sources: r.sources ?? [],
+      context_document_ids: r.contextDocumentIds ?? [],
+      context_token_count: r.contextTokenCount ?? null,
+      model: r.model ?? null,
+      agent: r.agent ?? null,
+      query_type: r.queryType ?? null,
+      experiment_id: r.experimentId ?? null,
+      variant: r.variant ?? null,
+      trace_id: r.traceId ?? null,
+      metadata: r.metadata ?? {},
+      created_at: r.createdAt ?? now.toISOString(),
+      received_at: now.toISOString(),
+    }))
+    .sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
+  const inserted = await db.query<{ ws: string; id: string }>(
+    `INSERT INTO responses (workspace_id, id, session_id, user_id, query, answer, sources, context_document_ids, context_token_count,
+                            model, agent, query_type, experiment_id, variant, trace_id, metadata, created_at, received_at)
+     SELECT ws, id, session_id, user_id, query, answer, sources, context_document_ids, context_token_count,
+            model, agent, query_type, experiment_id, variant, trace_id, metadata, created_at, received_at
+       FROM json_to_recordset($1::json) AS x(${COLUMNS})
+     ON CONFLICT (workspace_id, id) DO NOTHING
+     RETURNING workspace_id AS ws, id`,
+    [JSON.stringify(rows)],
+  );
+  const created = new Set(inserted.map((r) => key(r.ws, r.id)));
+  const existing = rows.filter((r) => !created.has(key(r.ws, r.id)));
+  const same = new Set<string>();
+  if (existing.length > 0) {
+    const found = await db.query<{ ws: string; id: string }>(
+      `SELECT r.workspace_id AS ws, r.id FROM json_to_recordset($1::json) AS k(ws text, id text, query text, answer text)
+         JOIN responses r ON r.workspace_id = k.ws AND r.id = k.id AND r.query = k.query AND r.answer = k.answer`,
+      [JSON.stringify(existing.map((r) => ({ ws: r.ws, id: r.id, query: r.query, answer: r.answer })))],
+    );
+    for (const r of found) same.add(key(r.ws, r.id));
+  }
+  return items.map((item, i): ResponseOutcome => {
+    const k = key(item.workspaceId, item.response.id);
+    const id = item.response.id;
+    if (created.has(k)) return { id, status: first[i] === i ? 'created' : 'duplicate' };
+    if (same.has(k)) return { id, status: 'duplicate' };
+    return {
+      id,
+      status: 'rejected',
+      error: {
+        code: 'FEEDLOOP_ERR_RESPONSE_CONFLICT',
+        field: 'id',
+        message: `id: a response ${JSON.stringify(id)} exists with another query or answer`,
+      },
+    };
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The shared limiter of the production profile: one Redis counter per key and window, updated by
+ * a Lua script so that the check and the increment are one atomic step across API processes.
+ */
+import { Redis } from 'ioredis';
+import type { RateDecision, RateLimiter } from './rate-limiter.js';
+
+// KEYS[1] counter; ARGV: cost, limit, window ms. Returns { allowed 0|1, count, pttl }.
+const TAKE = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local cost = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+if count + cost > limit then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl < 0 then ttl = tonumber(ARGV[3]) end
+  return { 0, count, ttl }
+end
+count = redis.call('INCRBY', KEYS[1], cost)
+if count == cost then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+local ttl = redis.call('PTTL', KEYS[1])
+return { 1, count, ttl }
+`;
+
+/**
+ * A Redis-backed limiter.
+ *
+ * @example
+ * const limiter = new RedisRateLimiter('redis://127.0.0.1:6379');
+ */
+export class RedisRateLimiter implements RateLimiter {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+
+  constructor(url: string, prefix = 'feedloop:rl:') {
+    this.#redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+    // Connection errors surface on each `take`; the emitter must not crash the process meanwhile.
+    this.#redis.on('error', () => undefined);
+    this.#prefix = prefix;
+  }
+
+  async take(key: string, cost: number, limit: number, windowMs: number): Promise<RateDecision> {
+    const [allowed, count, ttl] = (await this.#redis.eval(TAKE, 1, this.#prefix + key, cost, limit, windowMs)) as [number, number, number];
+    return { allowed: allowed === 1, remaining: Math.max(0, limit - count), resetMs: ttl };
+  }
+
+  async close(): Promise<void> {
+    this.#redis.disconnect();
+  }
+}

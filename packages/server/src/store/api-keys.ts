@@ -1,0 +1,133 @@
+/**
+ * API keys. Secret keys (`fl_sk_…`) read and write; public keys (`fl_pk_…`), safe to ship in a
+ * browser, may only submit feedback. Only the SHA-256 of a key is stored.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { FeedloopError } from '../errors.js';
+import type { SqlExecutor } from '../db/sql-client.js';
+
+/** What a key may do. */
+export type KeyKind = 'secret' | 'public';
+
+/** A key as listings show it: never the key itself. */
+export interface ApiKeyInfo {
+  id: string;
+  workspaceId: string;
+  kind: KeyKind;
+  prefix: string;
+  name: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** The identity a valid key grants. */
+export interface KeyIdentity {
+  keyId: string;
+  workspaceId: string;
+  kind: KeyKind;
+}
+
+interface KeyRow {
+  id: string;
+  workspace_id: string;
+  kind: KeyKind;
+  prefix: string;
+  name: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const toInfo = (r: KeyRow): ApiKeyInfo => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  kind: r.kind,
+  prefix: r.prefix,
+  name: r.name,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+/**
+ * The stored form of a key.
+ *
+ * @example
+ * hashKey('fl_sk_abc') // 64 hex characters
+ */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/**
+ * Makes a new random key of a kind: 32 random bytes, base64url, behind a kind prefix.
+ *
+ * @example
+ * generateKey('public') // 'fl_pk_3q2-…'
+ */
+export function generateKey(kind: KeyKind): string {
+  return `${kind === 'secret' ? 'fl_sk_' : 'fl_pk_'}${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * Stores a key (a given one, for headless set-up, or a new random one) and returns it once.
+ * Storing a key that exists already for the same workspace and kind is a no-op.
+ *
+ * @example
+ * const { key } = await createApiKey(db, ws.id, 'secret', { name: 'backend' });
+ */
+export async function createApiKey(
+  db: SqlExecutor,
+  workspaceId: string,
+  kind: KeyKind,
+  options: { key?: string; name?: string } = {},
+): Promise<{ key: string; info: ApiKeyInfo; created: boolean }> {
+  const key = options.key ?? generateKey(kind);
+  const rows = await db.query<KeyRow>(
+    `INSERT INTO api_keys (id, workspace_id, kind, key_hash, prefix, name) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (key_hash) DO NOTHING RETURNING *`,
+    [uuidv7(), workspaceId, kind, hashKey(key), key.slice(0, 10), options.name ?? null],
+  );
+  if (rows[0]) return { key, info: toInfo(rows[0]), created: true };
+  const existing = await db.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [hashKey(key)]);
+  const row = existing[0];
+  if (!row || row.workspace_id !== workspaceId || row.kind !== kind) {
+    throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'that key is already in use elsewhere', { field: 'key' });
+  }
+  return { key, info: toInfo(row), created: false };
+}
+
+/**
+ * Looks a presented key up: its workspace and kind, or `undefined` when unknown or revoked.
+ *
+ * @example
+ * await authenticateKey(db, 'fl_sk_…') // { keyId, workspaceId, kind: 'secret' }
+ */
+export async function authenticateKey(db: SqlExecutor, key: string): Promise<KeyIdentity | undefined> {
+  const rows = await db.query<{ id: string; workspace_id: string; kind: KeyKind }>(
+    'SELECT id, workspace_id, kind FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+    [hashKey(key)],
+  );
+  const r = rows[0];
+  return r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind } : undefined;
+}
+
+/** Lists a workspace's keys, newest first, revoked ones included. */
+export async function listApiKeys(db: SqlExecutor, workspaceId: string): Promise<ApiKeyInfo[]> {
+  return (
+    await db.query<KeyRow>('SELECT * FROM api_keys WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC', [workspaceId])
+  ).map(toInfo);
+}
+
+/**
+ * Revokes a key of a workspace; revoking twice is harmless.
+ *
+ * @throws FeedloopError `FEEDLOOP_ERR_KEY_NOT_FOUND` when the workspace has no such key.
+ */
+export async function revokeApiKey(db: SqlExecutor, workspaceId: string, keyId: string): Promise<ApiKeyInfo> {
+  const rows = await db.query<KeyRow>(
+    'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE workspace_id = $1 AND id = $2 RETURNING *',
+    [workspaceId, keyId],
+  );
+  if (!rows[0]) throw new FeedloopError('FEEDLOOP_ERR_KEY_NOT_FOUND', `no key ${keyId} in workspace ${workspaceId}`, { field: 'keyId' });
+  return toInfo(rows[0]);
+}

@@ -1,0 +1,119 @@
+/**
+ * Reads of feedback events: filtered listing with cursor pagination, newest first.
+ */
+import type { SqlExecutor } from '../db/sql-client.js';
+
+/** A stored feedback event as the API shows it. */
+export interface FeedbackView {
+  id: string;
+  responseId: string;
+  type: string;
+  source: string;
+  userId: string | null;
+  sessionId: string | null;
+  targetId: string | null;
+  payload: unknown;
+  metadata: unknown;
+  editDistance: number | null;
+  occurredAt: string;
+  receivedAt: string;
+  /** Set when a newer vote of the same user replaced this one. */
+  supersededBy: string | null;
+}
+
+/** Filters of a listing; all optional. */
+export interface FeedbackFilter {
+  responseId?: string;
+  userId?: string;
+  sessionId?: string;
+  types?: string[];
+  since?: Date;
+  until?: Date;
+}
+
+interface FeedbackRow {
+  seq: number;
+  id: string;
+  response_id: string;
+  type: string;
+  source: string;
+  user_id: string | null;
+  session_id: string | null;
+  target_id: string | null;
+  payload: unknown;
+  metadata: unknown;
+  edit_distance: number | null;
+  occurred_at: Date;
+  received_at: Date;
+  superseded_by: string | null;
+}
+
+/** Turns a row into the API view. */
+export function toFeedbackView(r: FeedbackRow): FeedbackView {
+  return {
+    id: r.id,
+    responseId: r.response_id,
+    type: r.type,
+    source: r.source,
+    userId: r.user_id,
+    sessionId: r.session_id,
+    targetId: r.target_id,
+    payload: r.payload,
+    metadata: r.metadata,
+    editDistance: r.edit_distance,
+    occurredAt: r.occurred_at.toISOString(),
+    receivedAt: r.received_at.toISOString(),
+    supersededBy: r.superseded_by,
+  };
+}
+
+/** Encodes a position in a listing; opaque to clients. */
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+/** Decodes a cursor; `undefined` when it is not one of ours. */
+export function decodeCursor(cursor: string): number | undefined {
+  const m = /^s(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Lists a workspace's feedback, newest first. Content duplicates are never listed: they were
+ * answered `duplicate` and are kept only so a retry of their id is recognised.
+ *
+ * @example
+ * const page = await listFeedback(db, ws, { responseId: 'r1' }, undefined, 50);
+ * // { data: FeedbackView[], nextCursor: string | null }
+ */
+export async function listFeedback(
+  db: SqlExecutor,
+  workspaceId: string,
+  filter: FeedbackFilter,
+  beforeSeq: number | undefined,
+  limit: number,
+): Promise<{ data: FeedbackView[]; nextCursor: string | null }> {
+  const where = ['workspace_id = $1', 'duplicate_of IS NULL'];
+  const params: unknown[] = [workspaceId];
+  const add = (sql: string, value: unknown): void => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (filter.responseId !== undefined) add('response_id = ?', filter.responseId);
+  if (filter.userId !== undefined) add('user_id = ?', filter.userId);
+  if (filter.sessionId !== undefined) add('session_id = ?', filter.sessionId);
+  if (filter.types !== undefined && filter.types.length > 0) add('type = ANY(?::text[])', filter.types);
+  if (filter.since !== undefined) add('occurred_at >= ?', filter.since);
+  if (filter.until !== undefined) add('occurred_at < ?', filter.until);
+  if (beforeSeq !== undefined) add('seq < ?', beforeSeq);
+  params.push(limit + 1);
+  const rows = await db.query<FeedbackRow>(
+    `SELECT seq, id, response_id, type, source, user_id, session_id, target_id, payload, metadata, edit_distance,
+            occurred_at, received_at, superseded_by
+       FROM feedback_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
+    params,
+  );
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { data: page.map(toFeedbackView), nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null };
+}

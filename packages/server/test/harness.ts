@@ -1,0 +1,151 @@
+/**
+ * Test harness: the databases every store and API suite loops over (PGlite in memory, and the
+ * real Postgres server in a schema of its own per suite), and an app wired to one of them.
+ *
+ * Postgres is `TEST_DATABASE_URL` (default the machine's 127.0.0.1:5432/test). When it does not
+ * answer: with CI=true that is a failure; elsewhere its suites are skipped with a loud warning.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.js';
+import { migrate } from '../src/db/migrate.js';
+import { openPglite } from '../src/db/pglite-client.js';
+import { openPostgres } from '../src/db/postgres-client.js';
+import type { SqlClient } from '../src/db/sql-client.js';
+import { buildApp } from '../src/http/app.js';
+import type { AppServices } from '../src/http/services.js';
+import { createServices } from '../src/server.js';
+import { createApiKey } from '../src/store/api-keys.js';
+import { createWorkspace } from '../src/store/workspaces.js';
+
+export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const IN_CI = process.env.CI === 'true';
+
+async function answers(check: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await check();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * Whether a service is reachable; in CI an unreachable service throws (the suite fails), on a
+ * laptop it warns loudly and the caller skips.
+ */
+export async function serviceAvailable(name: string, check: () => Promise<unknown>): Promise<boolean> {
+  const problem = await answers(check);
+  if (problem === undefined) return true;
+  if (IN_CI) throw new Error(`${name} is required in CI but did not answer: ${problem}`);
+  console.warn(`\n*** SKIPPING ${name} TESTS: ${name} did not answer (${problem}). Start it to run them. ***\n`);
+  return false;
+}
+
+const postgresUp = await serviceAvailable('Postgres', async () => {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2_000 });
+  await client.connect();
+  await client.end();
+});
+
+/** A database for one suite; `close` drops everything it made. */
+export interface TestDatabase {
+  db: SqlClient;
+  close(): Promise<void>;
+}
+
+/** One backend a suite runs against. */
+export interface Backend {
+  name: 'pglite' | 'postgres';
+  available: boolean;
+  open(): Promise<TestDatabase>;
+}
+
+/** A fresh, migrated Postgres schema named for this suite. */
+async function openPostgresSchema(): Promise<TestDatabase> {
+  const schema = `fl_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const db = await openPostgres(POSTGRES_URL, { schema, max: 8 });
+  await migrate(db);
+  return {
+    db,
+    async close() {
+      await db.close();
+      const c = new pg.Client({ connectionString: POSTGRES_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+/** The backends every store and API suite loops over. */
+export const BACKENDS: Backend[] = [
+  {
+    name: 'pglite',
+    available: true,
+    async open() {
+      const db = await openPglite(undefined);
+      await migrate(db);
+      return { db, close: () => db.close() };
+    },
+  },
+  { name: 'postgres', available: postgresUp, open: openPostgresSchema },
+];
+
+/** An app on a test database with one workspace and its keys. */
+export interface TestApp {
+  app: FastifyInstance;
+  services: AppServices;
+  db: SqlClient;
+  workspaceId: string;
+  secretKey: string;
+  publicKey: string;
+  /** Headers with the secret key. */
+  auth: { authorization: string };
+  /** Makes another workspace with its own secret key. */
+  otherWorkspace(): Promise<{ workspaceId: string; secretKey: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds an app on a database (not listening; use `app.inject`).
+ *
+ * @example
+ * const t = await startTestApp(await backend.open());
+ * await t.app.inject({ method: 'POST', url: '/v1/feedback', headers: t.auth, payload: {...} });
+ */
+export async function startTestApp(database: TestDatabase, env: Record<string, string> = {}): Promise<TestApp> {
+  const config: Config = loadConfig({ LOG_LEVEL: 'silent', FEEDLOOP_KEY_CACHE_SECONDS: '0', ...env });
+  const { db } = database;
+  const makeWorkspace = async () => {
+    const { workspace } = await createWorkspace(db, { name: `ws-${randomBytes(4).toString('hex')}` });
+    const secret = await createApiKey(db, workspace.id, 'secret');
+    return { workspaceId: workspace.id, secretKey: secret.key };
+  };
+  const main = await makeWorkspace();
+  const pub = await createApiKey(db, main.workspaceId, 'public');
+  const { services, limiter } = createServices(config, db);
+  const app = await buildApp(services, { logger: false });
+  await app.ready();
+  return {
+    app,
+    services,
+    db,
+    ...main,
+    publicKey: pub.key,
+    auth: { authorization: `Bearer ${main.secretKey}` },
+    otherWorkspace: makeWorkspace,
+    async close() {
+      await app.close();
+      await services.ingest.drain();
+      await limiter.close();
+      await database.close();
+    },
+  };
+}
