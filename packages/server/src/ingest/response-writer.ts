@@ -77,10 +77,12 @@ export async function writeResponseBatch(db: SqlClient, items: ResponseSubmissio
     for (const r of found) same.add(key(r.ws, r.id));
   }
   return items.map((item, i): ResponseOutcome => {
-    const k = key(item.workspaceId, item.response.id);
     const id = item.response.id;
-    if (created.has(k)) return { id, status: first[i] === i ? 'created' : 'duplicate' };
-    if (same.has(k)) return { id, status: 'duplicate' };
+    const k = key(item.workspaceId, id);
+    const primary = items[first[i] ?? i]?.response;
+    const samePrimary = primary?.query === item.response.query && primary.answer === item.response.answer;
+    if (first[i] === i && created.has(k)) return { id, status: 'created' };
+    if (samePrimary && (created.has(k) || same.has(k))) return { id, status: 'duplicate' };
     return {
       id,
       status: 'rejected',

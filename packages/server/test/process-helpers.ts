@@ -1,0 +1,218 @@
+/**
+ * Test helpers for running the real `feedloop start` command as a child process: a free port,
+ * spawning with a clean environment, waiting for `/readyz`, signalling by pid, and a small JSON
+ * HTTP client on its own keep-alive agent (one per server, so a killed server's sockets are
+ * never reused for its successor).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The built command line entry (`npm test` builds it before vitest runs). */
+export const CLI_PATH = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+/** Environment variables of the test process that must not leak into a server under test. */
+const SCRUBBED = /^(DATABASE_URL|DATABASE_POOL_SIZE|REDIS_URL|PORT|HOST|LOG_LEVEL|NODE_OPTIONS|FEEDLOOP_.*)$/;
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port assigned'))));
+    });
+  });
+}
+
+/** How a child process ended. */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A running `feedloop start`. */
+export interface ServerProcess {
+  readonly pid: number;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<ExitStatus>;
+  running(): boolean;
+  /** Sends a signal to this process (by its pid); does nothing once it has exited. */
+  signal(signal: NodeJS.Signals): void;
+  /** The last few kilobytes of its stdout and stderr, for failure messages. */
+  output(): string;
+}
+
+const started = new Set<ServerProcess>();
+const OUTPUT_KEEP = 16_384;
+
+/** Resolves with `value` or rejects after `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts `node dist/cli.js start` with `env` on a free port and waits until `/readyz` answers 200.
+ *
+ * @throws Error with the process's output when it exits or is not ready in time.
+ * @example
+ * const server = await startServerProcess({ FEEDLOOP_DATA_DIR: dir, FEEDLOOP_INIT_SECRET_KEY: key });
+ */
+export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ServerProcess> {
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: build first (npx tsc -b packages/core packages/server)`);
+  const port = await freePort();
+  const childEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) childEnv[k] = v;
+  Object.assign(childEnv, { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' }, env);
+
+  const child: ChildProcess = spawn(process.execPath, [CLI_PATH, 'start'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-OUTPUT_KEEP);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exitStatus: ExitStatus | undefined;
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exitStatus = { code, signal };
+      resolve(exitStatus);
+    });
+  });
+  const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
+  const pid = child.pid;
+  if (pid === undefined) await spawnError;
+
+  const server: ServerProcess = {
+    pid: pid as number,
+    url: `http://127.0.0.1:${port}`,
+    exited,
+    running: () => exitStatus === undefined,
+    signal(signal) {
+      if (exitStatus === undefined) process.kill(pid as number, signal);
+    },
+    output: () => output,
+  };
+  started.add(server);
+  void exited.then(() => started.delete(server));
+
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (exitStatus) throw new Error(`feedloop exited before it was ready (${JSON.stringify(exitStatus)}):\n${output}`);
+    if (await isReady(server.url)) return server;
+    if (Date.now() > deadline) {
+      server.signal('SIGKILL');
+      throw new Error(`feedloop was not ready within ${readyTimeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function isReady(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/readyz`, { agent: false, timeout: 2_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200));
+      res.on('error', () => resolve(false));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
+}
+
+/** Kills (SIGKILL, by pid) every server this process started that is still running, and waits for them. */
+export async function killAllServers(): Promise<void> {
+  const alive = [...started];
+  for (const s of alive) s.signal('SIGKILL');
+  await Promise.all(alive.map((s) => within(s.exited, 10_000, `exit of pid ${s.pid}`).catch(() => undefined)));
+}
+
+/** An HTTP answer with its JSON body (or the raw text when it is not JSON). */
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A JSON client for one server, on its own keep-alive agent.
+ *
+ * @example
+ * const client = new JsonClient(server.url, { authorization: `Bearer ${key}` });
+ * const { status, body } = await client.request('POST', '/v1/feedback', event);
+ */
+export class JsonClient {
+  readonly #agent: http.Agent;
+
+  constructor(
+    readonly baseUrl: string,
+    readonly headers: Record<string, string> = {},
+    maxSockets = 64,
+    readonly timeoutMs = 30_000,
+  ) {
+    this.#agent = new http.Agent({ keepAlive: true, maxSockets });
+  }
+
+  /** Sends a request; rejects on a connection error or when no answer comes within the timeout. */
+  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<JsonResponse> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const req = http.request(
+        `${this.baseUrl}${path}`,
+        {
+          method,
+          agent: this.#agent,
+          timeout: this.timeoutMs,
+          headers: {
+            ...this.headers,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          // A server killed mid-answer: the body never ends.
+          res.on('close', () => {
+            if (!res.complete) reject(new Error(`${method} ${path}: the answer was cut off`));
+          });
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            let parsed: unknown = text;
+            try {
+              parsed = text === '' ? undefined : JSON.parse(text);
+            } catch {
+              // not JSON: keep the text
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${this.timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** Closes every socket of this client. */
+  close(): void {
+    this.#agent.destroy();
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The production profile: several API instances on one Postgres server and one Redis, as
+ * `feedloop start` runs them with DATABASE_URL and REDIS_URL. Real connections, no mocks.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { openPostgres } from '../src/db/postgres-client.js';
+import type { SqlClient } from '../src/db/sql-client.js';
+import { buildApp } from '../src/http/app.js';
+import { createServices } from '../src/server.js';
+import { BACKENDS, REDIS_URL, serviceAvailable, type TestApp, startTestApp } from './harness.js';
+
+const postgres = BACKENDS.find((b) => b.name === 'postgres');
+const redisUp = await serviceAvailable('Redis', async () => {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2_000 });
+  try {
+    await r.connect();
+  } finally {
+    r.disconnect();
+  }
+});
+
+describe.skipIf(!postgres?.available || !redisUp)('production profile: two API instances, Postgres + Redis', () => {
+  let first: TestApp;
+  let second: { app: FastifyInstance; close: () => Promise<void> };
+  let secondDb: SqlClient;
+
+  beforeAll(async () => {
+    if (!postgres) return;
+    first = await startTestApp(await postgres.open(), { REDIS_URL });
+    // The second instance gets its own pool on the same schema, like another process would.
+    const searchPath = (await first.db.query<{ s: string }>('SELECT current_schema() AS s'))[0]?.s ?? 'public';
+    secondDb = await openPostgres(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', { schema: searchPath });
+    const { services, limiter } = createServices(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL, FEEDLOOP_KEY_CACHE_SECONDS: '0' }), secondDb);
+    const app = await buildApp(services, { logger: false });
+    await app.ready();
+    second = {
+      app,
+      close: async () => {
+        await app.close();
+        await limiter.close();
+        await secondDb.close();
+      },
+    };
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('shares the public-key rate limit across instances through Redis', async () => {
+    await first.app.inject({ method: 'POST', url: '/v1/responses', headers: first.auth, payload: { id: 'r-rl', query: 'q', answer: 'a' } });
+    const headers = { authorization: `Bearer ${first.publicKey}`, 'x-forwarded-for': '203.0.113.7' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const app = i % 2 === 0 ? first.app : second.app;
+      const res = await app.inject({ method: 'POST', url: '/v1/feedback', headers, payload: { responseId: 'r-rl', type: 'skip' }, remoteAddress: '203.0.113.7' });
+      statuses.push(res.statusCode);
+      if (res.statusCode === 429) {
+        expect(res.json().error.code).toBe('FEEDLOOP_ERR_RATE_LIMITED');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      }
+    }
+    expect(statuses).toEqual([...Array(10).fill(202), 429, 429]);
+    // Another client IP has its own allowance; secret keys are not limited.
+    const other = await second.app.inject({
+      method: 'POST',
+      url: '/v1/feedback',
+      headers: { authorization: `Bearer ${first.publicKey}` },
+      payload: { responseId: 'r-rl', type: 'skip' },
+      remoteAddress: '198.51.100.1',
+    });
+    expect(other.statusCode).toBe(202);
+    const secret = await second.app.inject({ method: 'POST', url: '/v1/feedback', headers: first.auth, payload: { responseId: 'r-rl', type: 'skip' }, remoteAddress: '203.0.113.7' });
+    expect(secret.statusCode).toBe(202);
+  });
+
+  it('stores concurrent retries of the same events through both instances once', async () => {
+    await first.app.inject({ method: 'POST', url: '/v1/responses', headers: first.auth, payload: { id: 'r-multi', query: 'q', answer: 'a' } });
+    const events = Array.from({ length: 200 }, (_, i) => ({ id: `m-${i}`, responseId: 'r-multi', type: 'rating', userId: `mu-${i}`, payload: { rating: (i % 5) + 1 } }));
+    const sends = events.flatMap((e) => [first.app, second.app, first.app].map((app) => app.inject({ method: 'POST', url: '/v1/feedback', headers: first.auth, payload: e })));
+    const results = await Promise.all(sends);
+    const accepted = results.filter((r) => r.json().status === 'accepted').length;
+    expect(accepted).toBe(200);
+    expect(results.filter((r) => r.json().status === 'duplicate').length).toBe(400);
+    const rows = await first.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM feedback_events WHERE response_id = 'r-multi'`);
+    expect(rows[0]?.n).toBe(200);
+  });
+
+  it('keeps one current vote when a user changes it through two instances at once', async () => {
+    await first.app.inject({ method: 'POST', url: '/v1/responses', headers: first.auth, payload: { id: 'r-race', query: 'q', answer: 'a' } });
+    const base = Date.now() - 60_000;
+    const votes = Array.from({ length: 20 }, (_, i) => ({
+      id: `race-${i}`,
+      responseId: 'r-race',
+      type: i % 2 === 0 ? 'thumbs_up' : 'thumbs_down',
+      userId: 'racer',
+      occurredAt: new Date(base + i * 1_000).toISOString(),
+      payload: { comment: `vote ${i}` },
+    }));
+    await Promise.all(votes.map((v, i) => (i % 2 === 0 ? first.app : second.app).inject({ method: 'POST', url: '/v1/feedback', headers: first.auth, payload: v })));
+    const current = await first.db.query<{ id: string }>(`SELECT id FROM feedback_events WHERE response_id = 'r-race' AND superseded_by IS NULL`);
+    expect(current.map((r) => r.id)).toEqual(['race-19']);
+  });
+});

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadMigrations, migrate } from '../src/db/migrate.js';
+import type { SqlClient } from '../src/db/sql-client.js';
+import { writeResponseBatch } from '../src/ingest/response-writer.js';
+import { authenticateKey, createApiKey, listApiKeys, revokeApiKey } from '../src/store/api-keys.js';
+import { createWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../src/store/workspaces.js';
+import { BACKENDS, type TestDatabase } from './harness.js';
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`store on ${backend.name}`, () => {
+    let database: TestDatabase;
+    let db: SqlClient;
+    beforeAll(async () => {
+      database = await backend.open();
+      db = database.db;
+    });
+    afterAll(async () => {
+      await database.close();
+    });
+
+    it('migrates once and reports nothing to do the second time', async () => {
+      const again = await migrate(db);
+      expect(again.applied).toEqual([]);
+      expect(again.current).toBe(Math.max(...loadMigrations().map((m) => m.version)));
+      const tables = await db.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`,
+      );
+      expect(tables.map((t) => t.table_name)).toEqual(['api_keys', 'feedback_events', 'feedloop_migrations', 'responses', 'workspaces']);
+    });
+
+    it('applies concurrent migrations once (advisory lock)', async () => {
+      const extra = [...loadMigrations(), { version: 9_999, name: 'probe', sql: 'CREATE TABLE probe_once (id int)' }];
+      const reports = await Promise.all([migrate(db, extra), migrate(db, extra)]);
+      expect(reports.flatMap((r) => r.applied.map((a) => a.version))).toEqual([9_999]);
+      await db.exec('DROP TABLE probe_once; DELETE FROM feedloop_migrations WHERE version = 9999');
+    });
+
+    it('creates workspaces idempotently by tenant and name, with settings', async () => {
+      const a = await createWorkspace(db, { name: 'support', settings: { dedupWindowSeconds: 30 } });
+      const b = await createWorkspace(db, { name: 'support' });
+      const c = await createWorkspace(db, { name: 'support', tenantId: 'acme' });
+      expect(a.created).toBe(true);
+      expect(b).toMatchObject({ created: false, workspace: { id: a.workspace.id } });
+      expect(c.workspace.id).not.toBe(a.workspace.id);
+      expect(a.workspace.settings).toEqual({ feedbackWindowHours: 24, dedupWindowSeconds: 30, publicRateLimitPerMinute: 10 });
+      expect((await findWorkspace(db, a.workspace.id))?.name).toBe('support');
+      expect((await findWorkspace(db, 'support', 'acme'))?.id).toBe(c.workspace.id);
+      const updated = await updateWorkspaceSettings(db, a.workspace.id, { feedbackWindowHours: 72 });
+      expect(updated.settings).toEqual({ feedbackWindowHours: 72, dedupWindowSeconds: 30, publicRateLimitPerMinute: 10 });
+      expect((await listWorkspaces(db)).map((w) => w.id)).toEqual(expect.arrayContaining([a.workspace.id, c.workspace.id]));
+    });
+
+    it('stores only key hashes, authenticates, lists and revokes', async () => {
+      const { workspace } = await createWorkspace(db, { name: 'keys' });
+      const secret = await createApiKey(db, workspace.id, 'secret', { name: 'backend' });
+      const pub = await createApiKey(db, workspace.id, 'public');
+      expect(secret.key).toMatch(/^fl_sk_[A-Za-z0-9_-]{43}$/);
+      expect(pub.key).toMatch(/^fl_pk_/);
+      const stored = await db.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE workspace_id = $1', [workspace.id]);
+      expect(stored.map((r) => r.key_hash)).not.toContain(secret.key);
+      expect(await authenticateKey(db, secret.key)).toEqual({ keyId: secret.info.id, workspaceId: workspace.id, kind: 'secret' });
+      expect(await authenticateKey(db, `${secret.key}x`)).toBeUndefined();
+      expect((await listApiKeys(db, workspace.id)).map((k) => k.kind).sort()).toEqual(['public', 'secret']);
+      await revokeApiKey(db, workspace.id, secret.info.id);
+      expect(await authenticateKey(db, secret.key)).toBeUndefined();
+      await expect(revokeApiKey(db, 'another', pub.info.id)).rejects.toMatchObject({ code: 'FEEDLOOP_ERR_KEY_NOT_FOUND' });
+      // A given key (headless set-up) is idempotent, and cannot be claimed by another workspace.
+      const given = 'fl_sk_given_key_for_headless_setup';
+      expect((await createApiKey(db, workspace.id, 'secret', { key: given })).created).toBe(true);
+      expect((await createApiKey(db, workspace.id, 'secret', { key: given })).created).toBe(false);
+      const other = await createWorkspace(db, { name: 'keys-other' });
+      await expect(createApiKey(db, other.workspace.id, 'secret', { key: given })).rejects.toMatchObject({ field: 'key' });
+    });
+
+    it('registers responses idempotently and refuses the same id with other content', async () => {
+      const { workspace } = await createWorkspace(db, { name: 'responses' });
+      const r = { id: 'resp-1', query: 'q', answer: 'a', contextDocumentIds: ['d1', 'd2'], sources: ['https://x.test/1'] };
+      const first = await writeResponseBatch(db, [
+        { workspaceId: workspace.id, response: r },
+        { workspaceId: workspace.id, response: r },
+      ]);
+      expect(first.map((o) => o.status)).toEqual(['created', 'duplicate']);
+      const again = await writeResponseBatch(db, [
+        { workspaceId: workspace.id, response: r },
+        { workspaceId: workspace.id, response: { ...r, answer: 'b' } },
+      ]);
+      expect(again.map((o) => o.status)).toEqual(['duplicate', 'rejected']);
+      const sameBatch = await writeResponseBatch(db, [
+        { workspaceId: workspace.id, response: { ...r, id: 'resp-2' } },
+        { workspaceId: workspace.id, response: { ...r, id: 'resp-2', query: 'other' } },
+      ]);
+      expect(sameBatch.map((o) => o.status)).toEqual(['created', 'rejected']);
+      const rows = await db.query<{ context_document_ids: string[]; sources: string[] }>(
+        "SELECT context_document_ids, sources FROM responses WHERE workspace_id = $1 AND id = 'resp-1'",
+        [workspace.id],
+      );
+      expect(rows).toEqual([{ context_document_ids: ['d1', 'd2'], sources: ['https://x.test/1'] }]);
+    });
+  });
+}
