@@ -28,10 +28,11 @@ const USAGE = `Usage: feedloop <command>
 
 type Out = (text: string, data: unknown) => void;
 
-async function withDatabase<T>(config: Config, fn: (db: SqlClient) => Promise<T>): Promise<T> {
+/** Opens the database for one command; admin commands migrate first, `migrate` reports its own run. */
+async function withDatabase<T>(config: Config, fn: (db: SqlClient) => Promise<T>, migrateFirst = true): Promise<T> {
   const db = await openDatabase(config);
   try {
-    await migrate(db);
+    if (migrateFirst) await migrate(db);
     return await fn(db);
   } finally {
     await db.close();
@@ -96,7 +97,7 @@ async function run(argv: string[], out: Out): Promise<void> {
       return withDatabase(config, async (db) => {
         const report = await migrate(db);
         out(report.applied.length ? `applied ${report.applied.map((m) => `${m.version}_${m.name}`).join(', ')}` : `up to date (version ${report.current})`, report);
-      });
+      }, false);
     case 'workspace create':
       if (!arg) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'workspace create needs a name', { field: 'name' });
       return withDatabase(config, async (db) => {

@@ -39,6 +39,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
   });
+  // The API speaks JSON only; anything else is a 415, not a string handed to the validators.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(zodValidatorCompiler);
   // Responses are built by our own code from typed values; plain JSON.stringify is the fastest.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

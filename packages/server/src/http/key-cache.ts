@@ -5,6 +5,7 @@
  */
 import { resolveWorkspaceSettings, type WorkspaceSettings } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { FeedloopError } from '../errors.js';
 import { hashKey, type KeyKind } from '../store/api-keys.js';
 
 /** Who a request is: its key, workspace, what the key may do, and the workspace's settings. */
@@ -37,11 +38,16 @@ export class KeyCache {
     const now = Date.now();
     const hit = this.#entries.get(hash);
     if (hit && hit.expiresAt > now) return hit.value;
-    const rows = await this.db.query<{ id: string; workspace_id: string; kind: KeyKind; settings: unknown }>(
-      `SELECT k.id, k.workspace_id, k.kind, w.settings FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [hash],
-    );
+    let rows: Array<{ id: string; workspace_id: string; kind: KeyKind; settings: unknown }>;
+    try {
+      rows = await this.db.query(
+        `SELECT k.id, k.workspace_id, k.kind, w.settings FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        [hash],
+      );
+    } catch (err) {
+      throw new FeedloopError('FEEDLOOP_ERR_UNAVAILABLE', 'the database cannot be reached to check the key; retry', { cause: err });
+    }
     const r = rows[0];
     const value = r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind, settings: resolveWorkspaceSettings(r.settings) } : undefined;
     if (this.ttlMs > 0) {
