@@ -3,6 +3,17 @@
  * distance, settings and the error registry. No I/O and no `node:` imports, so it runs in
  * browsers too.
  */
+export { RAG_FIELD_NAMES, RAG_RATINGS, mapRagFeedbackEntry, ragFeedbackEntrySchema, type RagFeedbackEntry } from './compat/rag-feedback-entry.js';
+export {
+  RLHF_DATA_SCHEMAS,
+  RLHF_FEEDBACK_TYPES,
+  RLHF_FIELD_NAMES,
+  mapRlhfEvent,
+  renameErrorField,
+  rlhfEventSchema,
+  type RlhfFeedbackType,
+} from './compat/rlhf-event.js';
+export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
 export { editDistancePercent, lcsLength } from './edit-distance.js';
 export { ERROR_CODES, statusOf, type ErrorBody, type ErrorCode } from './error-codes.js';

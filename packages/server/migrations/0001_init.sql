@@ -80,6 +80,7 @@ CREATE UNIQUE INDEX feedback_events_seq ON feedback_events (seq);
 CREATE INDEX feedback_events_workspace_seq ON feedback_events (workspace_id, seq);
 CREATE INDEX feedback_events_response ON feedback_events (workspace_id, response_id, seq);
 CREATE INDEX feedback_events_user ON feedback_events (workspace_id, user_id, seq) WHERE user_id IS NOT NULL;
+CREATE INDEX feedback_events_session ON feedback_events (workspace_id, session_id, seq) WHERE session_id IS NOT NULL;
 CREATE INDEX feedback_events_content ON feedback_events (workspace_id, content_hash, occurred_at)
   WHERE content_hash IS NOT NULL AND duplicate_of IS NULL;
 CREATE INDEX feedback_events_current_votes ON feedback_events (workspace_id, response_id, voter, vote_slot)
