@@ -133,10 +133,11 @@ function lcsCore(a: Int32Array, a0: number, a1: number, b: Int32Array, b0: numbe
       for (let k = 0; k < filled; k++) if (rowOf[slotId[k]!] === 0) scatter(slotId[k]!, k, false);
       filled = 0;
     }
+    // Padding bits past p never match (U = 0 there), so they stay 1 and the
+    // zero count needs no final-word mask.
     let zeros = 0;
     for (let w = 0; w < W; w++) {
       let x = ~V[w]!;
-      if (w === W - 1 && (p & 31) !== 0) x &= (1 << (p & 31)) - 1;
       x = x - ((x >>> 1) & 0x55555555);
       x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
       zeros += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
@@ -164,7 +165,7 @@ function lcsOfTokens(a: Int32Array, b: Int32Array): number {
  *
  * Why: it is the number of characters a minimal insert/delete diff keeps, so
  * it gives similarity measures without building a diff. Runs in
- * O(n·m/32) time and O(n + m + σ·min(n, m)/32) memory.
+ * O(n·m/32) time (bit-parallel) and O(n + m) memory.
  *
  * @example
  * lcsLength('kitten', 'sitting'); // 4 ("ittn")
@@ -202,7 +203,7 @@ function jsdiffCommonUnits(old: Int32Array, neu: Int32Array): number {
     for (let diag = Math.max(minDiag, -edit); diag <= Math.min(maxDiag, edit); diag += 2) {
       const ri = off + diag - 1, ai = off + diag + 1;
       const removeOld = bestOld[ri]!, addOld = bestOld[ai]!;
-      if (removeOld !== UNSET) bestOld[ri] = UNSET; // jsdiff frees it: never read again
+      if (removeOld !== UNSET) bestOld[ri] = UNSET; // as jsdiff, which frees it
       const canAdd = addOld !== UNSET && addOld - diag >= 0 && addOld - diag < newLen;
       const canRemove = removeOld !== UNSET && removeOld + 1 < oldLen;
       if (!canAdd && !canRemove) {
@@ -252,7 +253,9 @@ function sharesAstral(a: Int32Array, aUnits: number, b: Int32Array, bUnits: numb
  * `Math.round((|a| + |b| − 2C) / (|a| + |b| − C) · 100)`. C equals the LCS
  * length unless both strings share an astral (surrogate-pair) character; then
  * jsdiff's own choice among equally short diffs is replayed, since it decides
- * how many code units are kept.
+ * how many code units are kept. That replay follows jsdiff 9's search order
+ * and costs O((n + m)·D) for D inserted + deleted characters (tens of ms on
+ * 10 KB texts with heavy edits); the bit-parallel path costs O(n·m/32).
  *
  * Returns exactly what the ADR-016 reference returns for every input, with
  * one deliberate exception: two empty strings give 0 (the reference gives

@@ -51,11 +51,18 @@ function mulberry32(seed: number): () => number {
 // accidental pairs), and tiny alphabets whose surrogate halves can pair up or
 // split when strings are edited (the cases where jsdiff's tie-breaking decides).
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
-const anyUnicode = fc.string({ unit: 'binary', maxLength: 30 });
-const anyUtf16 = fc.string({ unit: codeUnit, maxLength: 30 });
+const anyUnicode = fc.string({ unit: 'binary', maxLength: 40, size: 'medium' });
+const anyUtf16 = fc.string({ unit: codeUnit, maxLength: 40, size: 'medium' });
+// (fast-check's default size caps strings at ~10 units whatever maxLength says.)
 const tinyAstral = (max: number) =>
-  fc.string({ unit: fc.constantFrom('a', 'b', 'é', '😀', '🚀', '\uD83D', '\uDE00'), maxLength: max });
-const tinyAscii = (max: number) => fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: max });
+  fc.string({ unit: fc.constantFrom('a', 'b', 'é', '😀', '🚀', '\uD83D', '\uDE00'), maxLength: max, size: 'max' });
+const tinyAscii = (max: number) => fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: max, size: 'max' });
+// Many symbols seen only once or twice per string, next to frequent ones: with
+// strings > 96 tokens this exercises both stored and on-the-fly match masks.
+const cjkish = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('a', 'b', ' ') },
+  { weight: 2, arbitrary: fc.integer({ min: 0x4e00, max: 0x4e00 + 150 }).map((c) => String.fromCharCode(c)) },
+);
 const mixedUnit = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('a', 'b', 'c', ' ') },
   { weight: 2, arbitrary: fc.constantFrom('😀', '\uD83D', '\uDE00', 'é') },
@@ -65,14 +72,14 @@ const mixedUnit = fc.oneof(
 /** Pairs (s, s with random substitutions/insertions/deletions), like real revisions. */
 const editedPair = fc
   .tuple(
-    fc.string({ unit: mixedUnit, maxLength: 150 }),
+    fc.string({ unit: mixedUnit, maxLength: 150, size: 'max' }),
     fc.array(
       fc.record({
         at: fc.nat(),
         remove: fc.nat({ max: 6 }),
         insert: fc.string({ unit: mixedUnit, maxLength: 6 }),
       }),
-      { maxLength: 12 },
+      { maxLength: 12, size: 'max' },
     ),
   )
   .map(([base, edits]) => {
@@ -104,6 +111,8 @@ describe('editDistancePercent matches the ADR-016 diffChars reference', () => {
   it('on longer small-alphabet strings (multi-word bit vectors)', () => {
     fc.assert(fc.property(tinyAscii(250), tinyAscii(250), agrees), { numRuns: 300 });
     fc.assert(fc.property(tinyAstral(120), tinyAstral(120), agrees), { numRuns: 150 });
+    const wide = fc.string({ unit: cjkish, minLength: 100, maxLength: 200, size: 'max' });
+    fc.assert(fc.property(wide, wide, agrees), { numRuns: 100 });
   });
 
   it('on a string and a randomly edited copy', () => {
@@ -113,9 +122,13 @@ describe('editDistancePercent matches the ADR-016 diffChars reference', () => {
 
 describe('lcsLength', () => {
   it('equals the textbook DP, including > 32 / > 128-token inputs and rare symbols', () => {
-    const long = fc.string({ unit: mixedUnit, maxLength: 400 });
+    const long = fc.oneof(
+      fc.string({ unit: mixedUnit, maxLength: 400, size: 'max' }),
+      fc.string({ unit: cjkish, minLength: 100, maxLength: 400, size: 'max' }),
+      anyUtf16,
+    );
     fc.assert(
-      fc.property(fc.oneof(long, anyUtf16), fc.oneof(long, anyUtf16), (a, b) => {
+      fc.property(long, long, (a, b) => {
         expect(lcsLength(a, b)).toBe(naiveLcs(a, b));
       }),
       { numRuns: 300 },
