@@ -76,7 +76,7 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
  * @example
  * const server = await startServerProcess({ FEEDLOOP_DATA_DIR: dir, FEEDLOOP_INIT_SECRET_KEY: key });
  */
-export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ServerProcess> {
   if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: build first (npx tsc -b packages/core packages/server)`);
   const port = await freePort();
   const childEnv: Record<string, string> = {};

@@ -47,6 +47,16 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   installErrorHandlers(app, metrics);
   installAuth(app, services.keys);
 
+  // On shutdown, answered keep-alive connections would hold `close()` open until the client hangs
+  // up (browsers and proxy pools keep them for a long time): tell clients to reconnect elsewhere.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) void reply.header('connection', 'close');
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
