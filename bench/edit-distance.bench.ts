@@ -7,8 +7,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { diffChars } from 'diff';
 import { editDistancePercent } from '../packages/core/src/edit-distance.js';
+import { seedEditDistance } from '../packages/core/test/seed-fixtures.js';
 
 export interface BenchResult {
   name: string;
@@ -18,17 +18,6 @@ export interface BenchResult {
   ratio: number;
 }
 
-/** The ADR-016 reference implementation, verbatim. */
-function seedEditDistance(original: string, revised: string): number {
-  const changes = diffChars(original, revised);
-  let totalChars = 0;
-  let changedChars = 0;
-  for (const change of changes) {
-    totalChars += change.value.length;
-    if (change.added || change.removed) changedChars += change.value.length;
-  }
-  return Math.round((changedChars / totalChars) * 100);
-}
 
 /** mulberry32: small, fast, deterministic. */
 function prng(seed: number): () => number {

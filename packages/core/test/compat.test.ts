@@ -2,24 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mapRagFeedbackEntry } from '../src/compat/rag-feedback-entry.js';
 import { mapRlhfEvent, renameErrorField, RLHF_FIELD_NAMES, rlhfEventSchema } from '../src/compat/rlhf-event.js';
 import { summarizeSession, type SessionFeedbackEvent } from '../src/compat/session-summary.js';
+import { SEED_RLHF_EVENT as SEED_EVENT } from './seed-fixtures.js';
 
-/** The Feedback-and-RLHF seed's event schema example, verbatim. */
-const SEED_EVENT = {
-  event_id: 'fb-abc123',
-  event_type: 'feedback.submitted',
-  tenant_id: 'acme-corp',
-  user_id: 'user-456',
-  session_id: 'sess-xyz789',
-  response_id: 'resp-001',
-  feedback_type: 'correction',
-  feedback_source: 'explicit',
-  data: {
-    original_sql: 'SELECT * FROM sales',
-    corrected_sql: "SELECT * FROM sales WHERE region = 'US'",
-    comment: 'Need to filter by US region',
-  },
-  timestamp: '2025-03-15T10:05:00Z',
-};
 
 const errorOf = (result: { ok: boolean; error?: unknown }) => (result.ok ? undefined : result.error);
 

@@ -1,19 +1,8 @@
-import { diffChars } from 'diff';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { editDistancePercent, lcsLength } from '../src/edit-distance.js';
+import { seedEditDistance } from './seed-fixtures.js';
 
-/** ADR-016 reference implementation, verbatim. */
-function seedEditDistance(original: string, revised: string): number {
-  const changes = diffChars(original, revised);
-  let totalChars = 0;
-  let changedChars = 0;
-  for (const change of changes) {
-    totalChars += change.value.length;
-    if (change.added || change.removed) changedChars += change.value.length;
-  }
-  return Math.round((changedChars / totalChars) * 100);
-}
 
 /** Expected value: the reference, except the documented both-empty case. */
 const expected = (a: string, b: string) => (a === '' && b === '' ? 0 : seedEditDistance(a, b));
