@@ -50,6 +50,9 @@ CREATE INDEX responses_created ON responses (workspace_id, created_at);
 CREATE INDEX responses_session ON responses (workspace_id, session_id) WHERE session_id IS NOT NULL;
 
 -- seq orders events for cursor pagination and for the pipeline's outbox.
+-- No foreign key to responses: the writer checks that each event's response exists in its
+-- workspace before inserting, and a foreign key would take a key-share lock on the response row
+-- for every event, which turns many concurrent votes on one response into multixact contention.
 -- duplicate_of: a content duplicate inside the dedup window, kept (so a retry of its own id is
 --   still recognised) but never counted.
 -- superseded_by: a vote replaced by the same voter's newer vote in the same slot.
@@ -73,10 +76,8 @@ CREATE TABLE feedback_events (
   vote_slot text,
   duplicate_of text,
   superseded_by text,
-  PRIMARY KEY (workspace_id, id),
-  FOREIGN KEY (workspace_id, response_id) REFERENCES responses (workspace_id, id) ON DELETE CASCADE
+  PRIMARY KEY (workspace_id, id)
 );
-CREATE UNIQUE INDEX feedback_events_seq ON feedback_events (seq);
 CREATE INDEX feedback_events_workspace_seq ON feedback_events (workspace_id, seq);
 CREATE INDEX feedback_events_response ON feedback_events (workspace_id, response_id, seq);
 CREATE INDEX feedback_events_user ON feedback_events (workspace_id, user_id, seq) WHERE user_id IS NOT NULL;

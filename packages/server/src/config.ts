@@ -27,6 +27,7 @@ const envSchema = z.object({
   FEEDLOOP_BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(32 * 1_048_576),
   FEEDLOOP_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   FEEDLOOP_KEY_CACHE_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
+  FEEDLOOP_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 /** The server's configuration. */
@@ -48,6 +49,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** How long a key lookup is cached; a revocation reaches other processes within this time. */
   readonly keyCacheSeconds: number;
+  /** Group-commit transactions in flight at once: 1 on PGlite (one connection), default 2 on Postgres. */
+  readonly writeConcurrency: number;
 }
 
 /**
@@ -81,5 +84,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     batchBodyLimitBytes: e.FEEDLOOP_BATCH_BODY_LIMIT_BYTES,
     trustProxy: e.FEEDLOOP_TRUST_PROXY,
     keyCacheSeconds: e.FEEDLOOP_KEY_CACHE_SECONDS,
+    writeConcurrency: e.DATABASE_URL ? (e.FEEDLOOP_WRITE_CONCURRENCY ?? 2) : 1,
   });
 }

@@ -42,7 +42,7 @@ export function createServices(config: Config, db: SqlClient): { services: AppSe
     db,
     metrics,
     keys: new KeyCache(db, config.keyCacheSeconds * 1000),
-    ingest: new IngestService(db, limiter, metrics),
+    ingest: new IngestService(db, limiter, metrics, config.writeConcurrency),
   };
   return { services, limiter };
 }

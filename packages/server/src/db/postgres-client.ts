@@ -50,16 +50,27 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     ...executor(pool),
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out client has no pool listener: without this, a connection cut mid-transaction
+      // (a server restart, pg_terminate_backend) is an unhandled 'error' that kills the process.
+      let broken: Error | undefined;
+      const onError = (err: Error): void => {
+        broken = err;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(executor(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken ??= rollbackError;
+        });
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        // A broken client is discarded rather than handed to the next caller.
+        client.release(broken);
       }
     },
     close: () => pool.end(),

@@ -34,10 +34,11 @@ export class KeyCache {
   ) {}
 
   async resolve(key: string): Promise<AuthContext | undefined> {
-    const hash = hashKey(key);
     const now = Date.now();
-    const hit = this.#entries.get(hash);
+    // Keyed by the presented key itself: hashing only on a miss keeps SHA-256 off the hot path.
+    const hit = this.#entries.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
+    const hash = hashKey(key);
     let rows: Array<{ id: string; workspace_id: string; kind: KeyKind; settings: unknown }>;
     try {
       rows = await this.db.query(
@@ -52,7 +53,7 @@ export class KeyCache {
     const value = r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind, settings: resolveWorkspaceSettings(r.settings) } : undefined;
     if (this.ttlMs > 0) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-      this.#entries.set(hash, { value, expiresAt: now + this.ttlMs });
+      this.#entries.set(key, { value, expiresAt: now + this.ttlMs });
     }
     return value;
   }

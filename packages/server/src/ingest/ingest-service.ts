@@ -31,7 +31,7 @@ async function unavailableOnFailure<T>(write: Promise<T>): Promise<T> {
  * Accepts feedback and responses for the API.
  *
  * @example
- * const ingest = new IngestService(db, limiter, metrics);
+ * const ingest = new IngestService(db, limiter, metrics, 2);
  * const [outcome] = await ingest.submitFeedback(auth, [event]); // after commit
  */
 export class IngestService {
@@ -42,8 +42,9 @@ export class IngestService {
     db: SqlClient,
     private readonly limiter: RateLimiter,
     private readonly metrics: Metrics,
+    writeConcurrency: number,
   ) {
-    const concurrency = db.dialect === 'pglite' ? 1 : 4;
+    const concurrency = db.dialect === 'pglite' ? 1 : writeConcurrency;
     this.#feedback = new GroupCommitter(
       (items) => {
         metrics.commitBatchSize.observe({ kind: 'feedback' }, items.length);
