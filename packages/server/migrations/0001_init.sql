@@ -46,7 +46,6 @@ CREATE TABLE responses (
   received_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (workspace_id, id)
 );
-CREATE INDEX responses_created ON responses (workspace_id, created_at);
 CREATE INDEX responses_session ON responses (workspace_id, session_id) WHERE session_id IS NOT NULL;
 
 -- seq orders events for cursor pagination and for the pipeline's outbox.
