@@ -1,0 +1,324 @@
+/**
+ * Shared helpers of the ingest benchmarks: a fresh Postgres database per run, a feedloop server
+ * (or a trivial Fastify one) in a child process, a keep-alive HTTP client and the result table.
+ * What a run reads off the server is in bench-measure.ts, the workload in bench-workload.ts.
+ *
+ * Run as a script it is the trivial baseline server: `node --import tsx bench/bench-server.ts --trivial <port>`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+
+/** One figure next to its same-run baseline (the shape `runEditDistanceBench` returns). */
+export interface BenchResult {
+  name: string;
+  value: number;
+  unit: string;
+  baseline: number;
+  ratio: number;
+  /** What the baseline is, e.g. `raw COPY rows/s`. */
+  baselineLabel?: string;
+  /** The issue's target for this figure, e.g. `>= 60,000`, and whether it was met. */
+  target?: string;
+  met?: boolean;
+}
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = resolve(ROOT, 'packages/server/dist/cli.js');
+const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const LOOPBACK = '127.0.0.1';
+
+/** Whole numbers with thousands separators: `71,234`. */
+export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
+/** Two decimals: `0.18`. */
+export const dec = (n: number, digits = 2): string => n.toFixed(digits);
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A short random token for database names, keys and ids. */
+export const token = (bytes = 6): string => randomBytes(bytes).toString('hex');
+
+/** Whether a module is the script node was started with. */
+export function isMain(metaUrl: string): boolean {
+  return process.argv[1] !== undefined && metaUrl === pathToFileURL(resolve(process.argv[1])).href;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database
+
+/** The Postgres server the benchmarks use; only a loopback server is accepted. */
+export function adminUrl(): string {
+  const url = new URL(process.env.BENCH_DATABASE_URL?.trim() || DEFAULT_ADMIN_URL);
+  if (url.hostname !== LOOPBACK && url.hostname !== 'localhost') throw new Error(`BENCH_DATABASE_URL must point at ${LOOPBACK}, not ${url.hostname}`);
+  url.hostname = LOOPBACK;
+  return url.toString();
+}
+
+/** Databases made and not yet dropped; dropped on Ctrl-C too. */
+const live = new Set<FreshDatabase>();
+let interruptHooked = false;
+
+function dropOnInterrupt(): void {
+  if (interruptHooked) return;
+  interruptHooked = true;
+  process.once('SIGINT', () => {
+    const drops = [...live].map((db) => db.drop().catch(() => undefined));
+    void Promise.race([Promise.all(drops), sleep(10_000)]).then(() => process.exit(130));
+  });
+}
+
+/** A database made for one run; `drop()` removes it (and kills its connections). */
+export interface FreshDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates `fl_bench_<random>` on the benchmark server. */
+export async function createFreshDatabase(): Promise<FreshDatabase> {
+  const admin = adminUrl();
+  const name = `fl_bench_${token()}`;
+  await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  let dropped = false;
+  const db: FreshDatabase = {
+    name,
+    url: url.toString(),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      live.delete(db);
+      await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+  live.add(db);
+  dropOnInterrupt();
+  return db;
+}
+
+/**
+ * Experiment knob `BENCH_ANALYZE=1`: gives the planner statistics after the warm-up (a fresh
+ * database has none until autovacuum's first analyze, about a minute in), to show how much of a
+ * figure is due to plans chosen without them. Off by default: the figures are for a fresh database.
+ */
+export async function analyzeIfAsked(url: string): Promise<boolean> {
+  if (process.env.BENCH_ANALYZE !== '1') return false;
+  await withClient(url, (c) => c.query('ANALYZE feedback_events; ANALYZE responses'));
+  return true;
+}
+
+/** Runs `fn` on a fresh connection, closed afterwards. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  // A forced drop (Ctrl-C) ends the connection; the pending query then fails, which is enough.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers in child processes
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, LOOPBACK, () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => (port ? resolvePort(port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** A server running in a child process. */
+export interface ChildServer {
+  url: string;
+  pid: number;
+  /** Output the child wrote (warnings, errors), for failure reports. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+function spawnServer(args: string[], env: NodeJS.ProcessEnv, url: string, readyPath: string, label: string): Promise<ChildServer> {
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let alive = true;
+  void exited.then(() => (alive = false));
+  const server: ChildServer = {
+    url,
+    pid: child.pid ?? -1,
+    output: () => output,
+    async stop(graceMs = 15_000) {
+      if (!alive) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        if (alive) child.kill('SIGKILL');
+      }, graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  return (async () => {
+    const deadline = Date.now() + 30_000;
+    for (let attempt = 0; attempt < 300 && Date.now() < deadline; attempt++) {
+      if (!alive) throw new Error(`${label} exited during start-up:\n${output}`);
+      try {
+        const res = await fetch(`${url}${readyPath}`);
+        await res.arrayBuffer();
+        if (res.ok) return server;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    await server.stop(2_000);
+    throw new Error(`${label} did not become ready within 30 s:\n${output}`);
+  })();
+}
+
+/** How to start feedloop. */
+export interface FeedloopOptions {
+  databaseUrl: string;
+  secretKey: string;
+  /** Extra environment, e.g. `DATABASE_POOL_SIZE`. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts `node packages/server/dist/cli.js start` on a free port (LOG_LEVEL=warn) and waits for
+ * `/readyz`. With `BENCH_CPU_PROF=<dir>` the child runs under `--cpu-prof` and writes its profile
+ * there when stopped; `BENCH_FEEDLOOP_CLI=<path>` runs another build's cli.js and `BENCH_SERVER_ENV`
+ * adds environment (to try a change).
+ */
+export async function startFeedloop(options: FeedloopOptions): Promise<ChildServer> {
+  const port = await freePort();
+  const prof = process.env.BENCH_CPU_PROF?.trim();
+  const cli = process.env.BENCH_FEEDLOOP_CLI?.trim() ? resolve(process.env.BENCH_FEEDLOOP_CLI.trim()) : CLI;
+  const args = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : []), cli, 'start'];
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: LOOPBACK,
+    DATABASE_URL: options.databaseUrl,
+    LOG_LEVEL: 'warn',
+    FEEDLOOP_INIT_WORKSPACE: 'bench',
+    FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
+    ...options.env,
+    ...extraServerEnv(),
+  };
+  return spawnServer(args, env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop');
+}
+
+/** `BENCH_SERVER_ENV="DATABASE_POOL_SIZE=20,KEY=value"`: more environment for the feedloop child (to try a setting). */
+function extraServerEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (process.env.BENCH_SERVER_ENV ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at > 0) out[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return out;
+}
+
+/** Starts the trivial Fastify baseline (`POST /x` answers `{ ok: true }`) in a child process. */
+export async function startTrivial(): Promise<ChildServer> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' };
+  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--trivial', String(port)];
+  return spawnServer(args, env, `http://${LOOPBACK}:${port}`, '/healthz', 'trivial fastify');
+}
+
+async function runTrivialServer(port: number): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.post('/x', async () => ({ ok: true }));
+  await app.listen({ port, host: LOOPBACK });
+  const stop = (): void => void app.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP client
+
+/** A keep-alive agent for a few concurrent clients. */
+export function keepAliveAgent(sockets: number): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
+}
+
+/** One POST with a JSON body; resolves with the status and the body text. */
+export function post(agent: http.Agent, url: string, path: string, key: string, body: Buffer | string, timeoutMs = 60_000): Promise<{ status: number; text: string }> {
+  const target = new URL(path, url);
+  const payload = typeof body === 'string' ? Buffer.from(body) : body;
+  return new Promise((resolvePost, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': payload.length, authorization: `Bearer ${key}` },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolvePost({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`POST ${path} timed out after ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+// Output
+
+/** Prints the final table of all results. */
+export function printTable(results: readonly BenchResult[]): void {
+  const rows = results.map((r) => [
+    r.name,
+    `${fmtValue(r.value)} ${r.unit}`,
+    r.baselineLabel ? `${fmtValue(r.baseline)} ${r.baselineLabel}` : `${fmtValue(r.baseline)} ${r.unit}`,
+    dec(r.ratio),
+    r.target ? `${r.target} ${r.met === undefined ? '' : r.met ? 'met' : 'MISSED'}` : '',
+  ]);
+  const head = ['benchmark', 'feedloop', 'baseline (same run)', 'ratio', 'target'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  |  ').trimEnd();
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('--+--'));
+  for (const row of rows) console.log(line(row));
+}
+
+function fmtValue(v: number): string {
+  if (v >= 100) return int(v);
+  if (v >= 10) return dec(v, 1);
+  return dec(v, 2);
+}
+
+if (isMain(import.meta.url) && process.argv[2] === '--trivial') {
+  await runTrivialServer(Number(process.argv[3]));
+}

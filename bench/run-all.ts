@@ -1,0 +1,58 @@
+/**
+ * `npm run bench`: every benchmark in sequence, each next to a baseline measured in the same run,
+ * then one table. Ingest benchmarks need Postgres (BENCH_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/test); each makes and drops its own fl_bench_<random> database.
+ *
+ * Only some: `node --import tsx bench/run-all.ts edit batch single` (any of the three names).
+ */
+import { cpus, totalmem } from 'node:os';
+import { printTable, type BenchResult } from './bench-server.js';
+import { runEditDistanceBench } from './edit-distance.bench.js';
+import { runIngestBatchBench } from './ingest-batch.bench.js';
+import { runIngestSingleBench } from './ingest-single.bench.js';
+
+const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResult[]> }> = [
+  { key: 'edit', title: 'edit distance (packages/core) vs the diffChars reference', run: runEditDistanceBench },
+  { key: 'batch', title: 'batched ingest vs raw COPY', run: runIngestBatchBench },
+  { key: 'single', title: 'single-event ingest vs trivial Fastify', run: runIngestSingleBench },
+];
+
+const fmtMs = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !BENCHES.some((b) => b.key === w));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${BENCHES.map((b) => b.key).join(', ')}`);
+  process.exit(2);
+}
+
+console.log(
+  `feedloop benchmarks — node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GB, ${new Date().toISOString()}\n`,
+);
+
+const results: BenchResult[] = [];
+let failed = 0;
+for (const bench of BENCHES.filter((b) => wanted.length === 0 || wanted.includes(b.key))) {
+  console.log(`# ${bench.title}`);
+  const t0 = performance.now();
+  try {
+    const got = await bench.run();
+    if (bench.key === 'edit') {
+      for (const r of got) console.log(`${r.name}: feedloop ${fmtMs(r.value)} ms/op  |  diffChars (seed) ${fmtMs(r.baseline)} ms/op  |  ratio ${Math.round(r.ratio)}x faster`);
+      results.push(...got.map((r) => ({ ...r, baselineLabel: 'ms/op diffChars', target: '(speed-up)' })));
+    } else {
+      results.push(...got);
+    }
+  } catch (err) {
+    failed++;
+    console.error(`${bench.key} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  }
+  console.log(`(${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+}
+
+console.log('# summary (ratio: feedloop ÷ baseline for ingest and latency; baseline ÷ feedloop, i.e. speed-up, for edit distance)');
+printTable(results);
+if (failed > 0) {
+  console.error(`\n${failed} benchmark(s) failed`);
+  process.exitCode = 1;
+}
