@@ -17,6 +17,7 @@ import {
 } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { firstIndexOf } from './first-index.js';
+import type { ResponseFactsCache } from './response-facts-cache.js';
 
 /** One event on its way to the database, its id already assigned. */
 export interface FeedbackSubmission {
@@ -88,13 +89,22 @@ function editDistanceOf(event: FeedbackEvent, answer: string | null): number | n
   return null;
 }
 
-async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[]): Promise<Map<string, ResponseFactsRow>> {
+/**
+ * The responses the batch names, with their answers where a correction or edit needs one. Known
+ * facts come from the cache; the rest is one query (index probes per response).
+ */
+async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[], cache: ResponseFactsCache | undefined): Promise<Map<string, ResponseFactsRow>> {
+  const found = new Map<string, ResponseFactsRow>();
   const wanted = new Map<string, { ws: string; id: string; need: boolean }>();
   for (const { workspaceId: ws, event } of items) {
     const k = key(ws, event.responseId);
-    const prev = wanted.get(k);
-    wanted.set(k, { ws, id: event.responseId, need: (prev?.need ?? false) || needsAnswer(event) });
+    const need = (wanted.get(k)?.need ?? false) || needsAnswer(event);
+    const createdAt = need ? undefined : cache?.get(ws, event.responseId);
+    if (createdAt) found.set(k, { ws, id: event.responseId, created_at: createdAt, answer: null });
+    else wanted.set(k, { ws, id: event.responseId, need });
   }
+  for (const k of wanted.keys()) found.delete(k);
+  if (wanted.size === 0) return found;
   const rows = await db.query<ResponseFactsRow>(
     `SELECT r.ws, r.id, r.created_at, r.answer
        FROM json_to_recordset($1::json) AS k(ws text, id text, need boolean)
@@ -102,7 +112,11 @@ async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[]): Prom
                              FROM responses r WHERE r.workspace_id = k.ws AND r.id = k.id ${PROBE}) AS r`,
     [JSON.stringify([...wanted.values()])],
   );
-  return new Map(rows.map((r) => [key(r.ws, r.id), r]));
+  for (const r of rows) {
+    found.set(key(r.ws, r.id), r);
+    cache?.set(r.ws, r.id, r.created_at);
+  }
+  return found;
 }
 
 /**
@@ -112,10 +126,15 @@ async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[]): Prom
  * const [outcome] = await writeFeedbackBatch(db, [{ workspaceId, settings, event, trustClientTime: true }]);
  * // { id: event.id, status: 'accepted' }
  */
-export async function writeFeedbackBatch(db: SqlClient, items: FeedbackSubmission[], now = new Date()): Promise<FeedbackOutcome[]> {
+export async function writeFeedbackBatch(
+  db: SqlClient,
+  items: FeedbackSubmission[],
+  options: { now?: Date; cache?: ResponseFactsCache } = {},
+): Promise<FeedbackOutcome[]> {
+  const now = options.now ?? new Date();
   const outcomes: (FeedbackOutcome | undefined)[] = new Array(items.length);
   const first = firstIndexOf(items.map((s) => key(s.workspaceId, s.event.id)));
-  const responses = await loadResponses(db, items);
+  const responses = await loadResponses(db, items, options.cache);
   const candidates: Array<{ index: number; row: EventRow; windowMs: number }> = [];
 
   items.forEach((item, index) => {
@@ -163,10 +182,11 @@ export async function writeFeedbackBatch(db: SqlClient, items: FeedbackSubmissio
     });
   });
 
-  const inserted = candidates.length === 0 ? new Set<string>() : await db.transaction((tx) => insertCandidates(db, tx, candidates));
+  const stored = candidates.length === 0 ? new Map<string, boolean>() : await db.transaction((tx) => insertCandidates(db, tx, candidates));
   for (const c of candidates) {
-    const stored = inserted.has(key(c.row.ws, c.row.id)) && c.row.duplicate_of === null;
-    outcomes[c.index] = { id: c.row.id, status: stored ? 'accepted' : 'duplicate' };
+    // Not returned: the id was stored before (a retry). Returned as duplicate: same content in the window.
+    const accepted = stored.get(key(c.row.ws, c.row.id)) === false;
+    outcomes[c.index] = { id: c.row.id, status: accepted ? 'accepted' : 'duplicate' };
   }
   return items.map((item, i) => {
     const primary = outcomes[first[i] ?? i] as FeedbackOutcome;
@@ -179,31 +199,62 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
   return { id, status: 'rejected', error };
 }
 
-/** Locks, marks duplicates and replaced votes, inserts; returns the keys actually inserted. */
+/**
+ * Inserts the candidates in one statement and returns the keys stored, each with whether it
+ * is a content duplicate. Three things happen inside the INSERT, so a flush costs one round trip
+ * (plus the lock and the commit):
+ * - a content duplicate of a stored event inside its window gets `duplicate_of` (an index probe
+ *   per row; duplicates inside the batch were marked before, see {@link markBatchDuplicates});
+ * - a vote older than the voter's stored current vote in its slot gets `superseded_by`;
+ * - stored current votes older than a new vote are marked replaced by it (a data-modifying CTE).
+ * Each statement sees a snapshot taken after the lock, so concurrent writers on the same
+ * responses are seen.
+ */
 async function insertCandidates(
   db: SqlClient,
   tx: SqlExecutor,
   candidates: Array<{ row: EventRow; windowMs: number }>,
-): Promise<Set<string>> {
-  const rows = candidates.map((c) => c.row);
+): Promise<Map<string, boolean>> {
+  const rows = candidates.map((c) => ({ ...c.row, window_ms: c.windowMs }));
   if (db.dialect === 'postgres') await lockKeys(tx, rows);
-  await markContentDuplicates(tx, candidates);
-  const current = markVotesInBatch(rows);
+  markBatchDuplicates(rows);
+  markVotesInBatch(rows);
   rows.sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
-  const insertedRows = await tx.query<{ ws: string; id: string }>(
-    `INSERT INTO feedback_events (workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
-                                  edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by)
-     SELECT ws, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
-            edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by
-       FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS})
-     ON CONFLICT (workspace_id, id) DO NOTHING
-     RETURNING workspace_id AS ws, id`,
+  const sameSlot = `c.workspace_id = n.ws AND c.response_id = n.response_id AND c.voter = n.voter AND c.vote_slot = n.vote_slot
+                    AND c.superseded_by IS NULL AND c.duplicate_of IS NULL AND c.id <> n.id`;
+  const stored = await tx.query<{ ws: string; id: string; duplicate: boolean }>(
+    `WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS}, window_ms double precision)),
+     ins AS (
+       INSERT INTO feedback_events (workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
+                                    edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by)
+       SELECT n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
+              n.edit_distance, n.occurred_at, n.received_at, n.content_hash, n.voter, n.vote_slot, d.dup,
+              COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END)
+         FROM n
+         CROSS JOIN LATERAL (
+           SELECT COALESCE(n.duplicate_of, (
+             SELECT f.id FROM feedback_events f
+              WHERE n.content_hash IS NOT NULL AND f.workspace_id = n.ws AND f.content_hash = n.content_hash
+                AND f.duplicate_of IS NULL AND f.id <> n.id
+                AND f.occurred_at BETWEEN n.occurred_at - n.window_ms * interval '1 millisecond'
+                                      AND n.occurred_at + n.window_ms * interval '1 millisecond'
+              LIMIT 1)) AS dup) AS d
+         CROSS JOIN LATERAL (
+           SELECT max(c.id) AS newer FROM feedback_events c
+            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot} AND c.occurred_at > n.occurred_at) AS v
+        ORDER BY n.ws, n.id
+       ON CONFLICT (workspace_id, id) DO NOTHING
+       RETURNING workspace_id, id, response_id, voter, vote_slot, occurred_at, duplicate_of, superseded_by),
+     replaced AS (
+       UPDATE feedback_events AS c SET superseded_by = n.id
+         FROM (SELECT workspace_id AS ws, id, response_id, voter, vote_slot, occurred_at FROM ins
+                WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL) AS n
+        WHERE ${sameSlot} AND c.occurred_at <= n.occurred_at
+       RETURNING c.id)
+     SELECT workspace_id AS ws, id, duplicate_of IS NOT NULL AS duplicate FROM ins`,
     [JSON.stringify(rows)],
   );
-  const inserted = new Set(insertedRows.map((r) => key(r.ws, r.id)));
-  const votes = current.filter((r) => inserted.has(key(r.ws, r.id)));
-  if (votes.length > 0) await applyVoteChanges(tx, votes);
-  return inserted;
+  return new Map(stored.map((r) => [key(r.ws, r.id), r.duplicate]));
 }
 
 /**
@@ -226,34 +277,17 @@ async function lockKeys(tx: SqlExecutor, rows: EventRow[]): Promise<void> {
   );
 }
 
-/** Marks events equal in content to an earlier one (stored or in this batch) within the window. */
-async function markContentDuplicates(tx: SqlExecutor, candidates: Array<{ row: EventRow; windowMs: number }>): Promise<void> {
-  const withHash = candidates.filter((c) => c.row.content_hash !== null);
-  if (withHash.length === 0) return;
-  const ranges = new Map<string, { ws: string; h: string; lo: number; hi: number }>();
-  for (const { row, windowMs } of withHash) {
-    const t = Date.parse(row.occurred_at);
-    const k = key(row.ws, row.content_hash ?? '');
-    const r = ranges.get(k) ?? { ws: row.ws, h: row.content_hash ?? '', lo: t - windowMs, hi: t + windowMs };
-    ranges.set(k, { ...r, lo: Math.min(r.lo, t - windowMs), hi: Math.max(r.hi, t + windowMs) });
-  }
-  const stored = await tx.query<{ ws: string; h: string; id: string; occurred_at: Date }>(
-    `SELECT k.ws, k.h, f.id, f.occurred_at
-       FROM json_to_recordset($1::json) AS k(ws text, h text, lo timestamptz, hi timestamptz)
-       CROSS JOIN LATERAL (SELECT f.id, f.occurred_at FROM feedback_events f
-                            WHERE f.workspace_id = k.ws AND f.content_hash = k.h AND f.duplicate_of IS NULL
-                              AND f.occurred_at BETWEEN k.lo AND k.hi ${PROBE}) AS f`,
-    [JSON.stringify([...ranges.values()].map((r) => ({ ...r, lo: new Date(r.lo), hi: new Date(r.hi) })))],
-  );
+/**
+ * Marks events equal in content to an earlier event of the same batch within the window; the
+ * stored events are compared inside the INSERT.
+ */
+function markBatchDuplicates(rows: Array<EventRow & { window_ms: number }>): void {
   const seen = new Map<string, Array<{ id: string; t: number }>>();
-  for (const s of stored) {
-    const k = key(s.ws, s.h);
-    seen.set(k, [...(seen.get(k) ?? []), { id: s.id, t: s.occurred_at.getTime() }]);
-  }
-  const timed = withHash.map((c) => ({ ...c, t: Date.parse(c.row.occurred_at) })).sort((a, b) => a.t - b.t);
-  for (const { row, windowMs, t } of timed) {
+  const timed = rows.filter((r) => r.content_hash !== null).map((row) => ({ row, t: Date.parse(row.occurred_at) }));
+  timed.sort((a, b) => a.t - b.t);
+  for (const { row, t } of timed) {
     const k = key(row.ws, row.content_hash ?? '');
-    const earlier = (seen.get(k) ?? []).find((s) => s.id !== row.id && Math.abs(s.t - t) <= windowMs);
+    const earlier = seen.get(k)?.find((s) => Math.abs(s.t - t) <= row.window_ms);
     if (earlier) row.duplicate_of = earlier.id;
     else seen.set(k, [...(seen.get(k) ?? []), { id: row.id, t }]);
   }
@@ -261,47 +295,18 @@ async function markContentDuplicates(tx: SqlExecutor, candidates: Array<{ row: E
 
 /**
  * Within the batch, only each voter's newest vote per slot stays current; the others are marked
- * replaced by it. Returns the current ones, which then meet the stored votes.
+ * replaced by it. The current ones then meet the stored votes inside the INSERT.
  */
-function markVotesInBatch(rows: EventRow[]): EventRow[] {
+function markVotesInBatch(rows: EventRow[]): void {
   const newest = new Map<string, EventRow>();
+  const slotOf = (r: EventRow): string => `${r.ws}\u0000${r.response_id}\u0000${r.voter ?? ''}\u0000${r.vote_slot ?? ''}`;
   const votes = rows.filter((r) => r.vote_slot !== null && r.duplicate_of === null);
   for (const r of votes) {
-    const slot = `${r.ws}\u0000${r.response_id}\u0000${r.voter ?? ''}\u0000${r.vote_slot ?? ''}`;
-    const best = newest.get(slot);
-    if (!best || Date.parse(r.occurred_at) >= Date.parse(best.occurred_at)) newest.set(slot, r);
+    const best = newest.get(slotOf(r));
+    if (!best || Date.parse(r.occurred_at) >= Date.parse(best.occurred_at)) newest.set(slotOf(r), r);
   }
-  const current = new Set(newest.values());
   for (const r of votes) {
-    if (current.has(r)) continue;
-    const slot = `${r.ws}\u0000${r.response_id}\u0000${r.voter ?? ''}\u0000${r.vote_slot ?? ''}`;
-    r.superseded_by = newest.get(slot)?.id ?? null;
+    const current = newest.get(slotOf(r));
+    if (current && current !== r) r.superseded_by = current.id;
   }
-  return [...current];
-}
-
-/** The newest vote per voter and slot counts: older stored votes are marked replaced, or the new one is. */
-async function applyVoteChanges(tx: SqlExecutor, votes: EventRow[]): Promise<void> {
-  const param = JSON.stringify(
-    votes.map((v) => ({ ws: v.ws, id: v.id, resp: v.response_id, voter: v.voter, slot: v.vote_slot, occ: v.occurred_at })),
-  );
-  const newVotes = `json_to_recordset($1::json) AS n(ws text, id text, resp text, voter text, slot text, occ timestamptz)`;
-  const sameSlot = `c.workspace_id = n.ws AND c.response_id = n.resp AND c.voter = n.voter AND c.vote_slot = n.slot
-                    AND c.superseded_by IS NULL AND c.duplicate_of IS NULL AND c.id <> n.id`;
-  await tx.query(
-    `UPDATE feedback_events AS f SET superseded_by = older.by
-       FROM (SELECT c.ws, c.id, n.id AS by FROM ${newVotes}
-              CROSS JOIN LATERAL (SELECT c.workspace_id AS ws, c.id FROM feedback_events AS c
-                                   WHERE ${sameSlot} AND c.occurred_at <= n.occ ${PROBE}) AS c) AS older
-      WHERE f.workspace_id = older.ws AND f.id = older.id`,
-    [param],
-  );
-  await tx.query(
-    `UPDATE feedback_events AS f SET superseded_by = newer.by
-       FROM (SELECT n.ws, n.id, max(c.id) AS by FROM ${newVotes}
-              CROSS JOIN LATERAL (SELECT c.id FROM feedback_events AS c WHERE ${sameSlot} AND c.occurred_at > n.occ ${PROBE}) AS c
-              GROUP BY n.ws, n.id) AS newer
-      WHERE f.workspace_id = newer.ws AND f.id = newer.id`,
-    [param],
-  );
 }

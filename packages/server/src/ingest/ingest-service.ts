@@ -12,6 +12,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from './feedback-writer.js';
 import { GroupCommitter } from './group-commit.js';
+import { ResponseFactsCache } from './response-facts-cache.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from './response-writer.js';
 
 const RATE_WINDOW_MS = 60_000;
@@ -45,10 +46,11 @@ export class IngestService {
     writeConcurrency: number,
   ) {
     const concurrency = db.dialect === 'pglite' ? 1 : writeConcurrency;
+    const cache = new ResponseFactsCache();
     this.#feedback = new GroupCommitter(
       (items) => {
         metrics.commitBatchSize.observe({ kind: 'feedback' }, items.length);
-        return unavailableOnFailure(writeFeedbackBatch(db, items));
+        return unavailableOnFailure(writeFeedbackBatch(db, items, { cache }));
       },
       { maxBatch: MAX_COMMIT_BATCH, concurrency },
     );
