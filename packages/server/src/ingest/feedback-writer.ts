@@ -238,7 +238,7 @@ async function insertCandidates(
                 AND f.duplicate_of IS NULL AND f.id <> n.id
                 AND f.occurred_at BETWEEN n.occurred_at - n.window_ms * interval '1 millisecond'
                                       AND n.occurred_at + n.window_ms * interval '1 millisecond'
-              LIMIT 1)) AS dup) AS d
+              LIMIT 1)) AS dup ${PROBE}) AS d
          CROSS JOIN LATERAL (
            SELECT max(c.id) AS newer FROM feedback_events c
             WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot} AND c.occurred_at > n.occurred_at) AS v
@@ -246,11 +246,14 @@ async function insertCandidates(
        ON CONFLICT (workspace_id, id) DO NOTHING
        RETURNING workspace_id, id, response_id, voter, vote_slot, occurred_at, duplicate_of, superseded_by),
      replaced AS (
-       UPDATE feedback_events AS c SET superseded_by = n.id
-         FROM (SELECT workspace_id AS ws, id, response_id, voter, vote_slot, occurred_at FROM ins
-                WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL) AS n
-        WHERE ${sameSlot} AND c.occurred_at <= n.occurred_at
-       RETURNING c.id)
+       UPDATE feedback_events AS f SET superseded_by = older.by
+         FROM (SELECT c.ws, c.id, n.id AS by
+                 FROM (SELECT workspace_id AS ws, id, response_id, voter, vote_slot, occurred_at FROM ins
+                        WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL) AS n
+                 CROSS JOIN LATERAL (SELECT c.workspace_id AS ws, c.id FROM feedback_events AS c
+                                      WHERE ${sameSlot} AND c.occurred_at <= n.occurred_at ${PROBE}) AS c) AS older
+        WHERE f.workspace_id = older.ws AND f.id = older.id
+       RETURNING f.id)
      SELECT workspace_id AS ws, id, duplicate_of IS NOT NULL AS duplicate FROM ins`,
     [JSON.stringify(rows)],
   );
