@@ -35,6 +35,24 @@ for (const backend of BACKENDS) {
       await db.exec('DROP TABLE probe_once; DELETE FROM feedloop_migrations WHERE version = 9999');
     });
 
+    it('runs a transaction\'s begin statement inside it, and rolls back on failure', async () => {
+      const inside = await db.transaction(async (tx) => tx.query<{ statement_timeout: string }>('SHOW statement_timeout'), {
+        begin: "SET LOCAL statement_timeout = '1234ms'",
+      });
+      expect(inside[0]?.statement_timeout).toBe('1234ms');
+      const after = await db.query<{ statement_timeout: string }>('SHOW statement_timeout');
+      expect(after[0]?.statement_timeout).not.toBe('1234ms');
+      await db.exec('CREATE TABLE rollback_probe (id int)');
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query('INSERT INTO rollback_probe VALUES (1)');
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await db.query('SELECT * FROM rollback_probe')).toEqual([]);
+      await db.exec('DROP TABLE rollback_probe');
+    });
+
     it('creates workspaces idempotently by tenant and name, with settings', async () => {
       const a = await createWorkspace(db, { name: 'support', settings: { dedupWindowSeconds: 30 } });
       const b = await createWorkspace(db, { name: 'support' });

@@ -25,7 +25,11 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
   return {
     dialect: 'pglite',
     ...executor(db),
-    transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
+    transaction: (fn, options) =>
+      db.transaction(async (tx) => {
+        if (options?.begin) await tx.exec(options.begin);
+        return fn(executor(tx));
+      }),
     close: () => db.close(),
   };
 }

@@ -48,7 +48,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return {
     dialect: 'postgres',
     ...executor(pool),
-    async transaction(fn) {
+    async transaction(fn, options) {
       const client = await pool.connect();
       // A checked-out client has no pool listener: without this, a connection cut mid-transaction
       // (a server restart, pg_terminate_backend) is an unhandled 'error' that kills the process.
@@ -58,7 +58,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       };
       client.on('error', onError);
       try {
-        await client.query('BEGIN');
+        await client.query(options?.begin ? `BEGIN; ${options.begin}` : 'BEGIN');
         const result = await fn(executor(client));
         await client.query('COMMIT');
         return result;

@@ -16,8 +16,12 @@ export interface SqlExecutor {
 export interface SqlClient extends SqlExecutor {
   /** Which engine this is: `pglite` (embedded, one process) or `postgres` (a server). */
   readonly dialect: 'pglite' | 'postgres';
-  /** Runs `fn` in one transaction, committing when it resolves and rolling back when it throws. */
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction, committing when it resolves and rolling back when it throws.
+   * `options.begin` is a parameterless statement sent in the same round trip as `BEGIN` (e.g.
+   * taking advisory locks), one round trip less on every transaction that starts with one.
+   */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: { begin?: string }): Promise<T>;
   /** Closes the connection or pool; pending work finishes first. */
   close(): Promise<void>;
 }

@@ -182,7 +182,10 @@ export async function writeFeedbackBatch(
     });
   });
 
-  const stored = candidates.length === 0 ? new Map<string, boolean>() : await db.transaction((tx) => insertCandidates(db, tx, candidates));
+  const rows = candidates.map((c) => ({ ...c.row, window_ms: c.windowMs }));
+  const lock = lockStatement(db, rows);
+  const stored =
+    rows.length === 0 ? new Map<string, boolean>() : await db.transaction((tx) => insertCandidates(tx, rows), lock ? { begin: lock } : {});
   for (const c of candidates) {
     // Not returned: the id was stored before (a retry). Returned as duplicate: same content in the window.
     const accepted = stored.get(key(c.row.ws, c.row.id)) === false;
@@ -211,12 +214,9 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
  * responses are seen.
  */
 async function insertCandidates(
-  db: SqlClient,
   tx: SqlExecutor,
-  candidates: Array<{ row: EventRow; windowMs: number }>,
+  rows: Array<EventRow & { window_ms: number }>,
 ): Promise<Map<string, boolean>> {
-  const rows = candidates.map((c) => ({ ...c.row, window_ms: c.windowMs }));
-  if (db.dialect === 'postgres') await lockKeys(tx, rows);
   markBatchDuplicates(rows);
   markVotesInBatch(rows);
   rows.sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
@@ -261,23 +261,32 @@ async function insertCandidates(
 }
 
 /**
- * Serializes concurrent writers (other API processes) on the same responses, so that the
- * duplicate and vote checks below see each other's commits. Both checks are scoped by response,
- * so one lock per response bucket covers them; hashing into {@link LOCK_BUCKETS} buckets bounds
- * the locks a transaction holds (Postgres' shared lock table is small: one lock per content key
- * made 1,000-event flushes fail with "out of shared memory"). A collision only means waiting.
- * Buckets are taken in ascending order, so two writers never deadlock.
+ * The statement that serializes concurrent writers (other API processes) on the same responses,
+ * so that the duplicate and vote checks of the INSERT see each other's commits. Both checks are
+ * scoped by response, so one lock per response bucket covers them; hashing into
+ * {@link LOCK_BUCKETS} buckets bounds the locks a transaction holds (Postgres' shared lock table
+ * is small: one lock per content key made 1,000-event flushes fail with "out of shared memory").
+ * A collision only means waiting. Buckets are taken in ascending order, so writers never
+ * deadlock. The numbers are computed here, so the statement needs no parameters and travels
+ * with `BEGIN`. PGlite has one connection and one writer: no locks.
  */
-async function lockKeys(tx: SqlExecutor, rows: EventRow[]): Promise<void> {
-  const keys = new Set<string>();
-  // Postgres text cannot hold NUL, so the key uses the unit separator.
-  for (const r of rows) if (r.content_hash || r.vote_slot) keys.add(`${r.ws}\u001f${r.response_id}`);
-  if (keys.size === 0) return;
-  await tx.query(
-    `SELECT count(pg_advisory_xact_lock($2, b)) FROM (
-       SELECT DISTINCT (hashtextextended(x, 0) & $3)::int AS b FROM unnest($1::text[]) AS x ORDER BY 1) AS s`,
-    [[...keys], LOCK_CLASS, LOCK_BUCKETS - 1],
-  );
+function lockStatement(db: SqlClient, rows: EventRow[]): string | undefined {
+  if (db.dialect !== 'postgres') return undefined;
+  const buckets = new Set<number>();
+  for (const r of rows) if (r.content_hash || r.vote_slot) buckets.add(fnv1a(`${r.ws}\u0000${r.response_id}`) % LOCK_BUCKETS);
+  if (buckets.size === 0) return undefined;
+  const sorted = [...buckets].sort((a, b) => a - b);
+  return `SELECT count(pg_advisory_xact_lock(${LOCK_CLASS}, b)) FROM unnest(ARRAY[${sorted.join(',')}]::int[]) AS b`;
+}
+
+/** 32-bit FNV-1a: a fast, stable string hash for lock buckets. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 /**
