@@ -59,10 +59,12 @@ interface EventRow {
   vote_slot: string | null;
   duplicate_of: string | null;
   superseded_by: string | null;
+  /** The workspace's dedup window; read by the INSERT, not stored. */
+  window_ms: number;
 }
 
 const EVENT_COLUMNS =
-  'ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text';
+  'window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text';
 
 const key = (ws: string, id: string): string => `${ws}\u0000${id}`;
 
@@ -135,7 +137,7 @@ export async function writeFeedbackBatch(
   const outcomes: (FeedbackOutcome | undefined)[] = new Array(items.length);
   const first = firstIndexOf(items.map((s) => key(s.workspaceId, s.event.id)));
   const responses = await loadResponses(db, items, options.cache);
-  const candidates: Array<{ index: number; row: EventRow; windowMs: number }> = [];
+  const candidates: Array<{ index: number; row: EventRow }> = [];
 
   items.forEach((item, index) => {
     if (first[index] !== index) return;
@@ -158,7 +160,6 @@ export async function writeFeedbackBatch(
     const slot = voteSlot(event);
     candidates.push({
       index,
-      windowMs: item.settings.dedupWindowSeconds * 1000,
       row: {
         ws,
         id: event.id,
@@ -178,11 +179,12 @@ export async function writeFeedbackBatch(
         vote_slot: slot ?? null,
         duplicate_of: null,
         superseded_by: null,
+        window_ms: item.settings.dedupWindowSeconds * 1000,
       },
     });
   });
 
-  const rows = candidates.map((c) => ({ ...c.row, window_ms: c.windowMs }));
+  const rows = candidates.map((c) => c.row);
   const lock = lockStatement(db, rows);
   const stored =
     rows.length === 0 ? new Map<string, boolean>() : await db.transaction((tx) => insertCandidates(tx, rows), lock ? { begin: lock } : {});
@@ -213,17 +215,14 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
  * Each statement sees a snapshot taken after the lock, so concurrent writers on the same
  * responses are seen.
  */
-async function insertCandidates(
-  tx: SqlExecutor,
-  rows: Array<EventRow & { window_ms: number }>,
-): Promise<Map<string, boolean>> {
+async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<string, boolean>> {
   markBatchDuplicates(rows);
   markVotesInBatch(rows);
   rows.sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
   const sameSlot = `c.workspace_id = n.ws AND c.response_id = n.response_id AND c.voter = n.voter AND c.vote_slot = n.vote_slot
                     AND c.superseded_by IS NULL AND c.duplicate_of IS NULL AND c.id <> n.id`;
   const stored = await tx.query<{ ws: string; id: string; duplicate: boolean }>(
-    `WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS}, window_ms double precision)),
+    `WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS})),
      ins AS (
        INSERT INTO feedback_events (workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
                                     edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by)
@@ -293,7 +292,7 @@ function fnv1a(text: string): number {
  * Marks events equal in content to an earlier event of the same batch within the window; the
  * stored events are compared inside the INSERT.
  */
-function markBatchDuplicates(rows: Array<EventRow & { window_ms: number }>): void {
+function markBatchDuplicates(rows: EventRow[]): void {
   const seen = new Map<string, Array<{ id: string; t: number }>>();
   const timed = rows.filter((r) => r.content_hash !== null).map((row) => ({ row, t: Date.parse(row.occurred_at) }));
   timed.sort((a, b) => a.t - b.t);
