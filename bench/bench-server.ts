@@ -37,6 +37,12 @@ export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 /** Two decimals: `0.18`. */
 export const dec = (n: number, digits = 2): string => n.toFixed(digits);
 
+/** A positive whole-number knob from the environment, or its default. */
+export const envInt = (name: string, fallback: number): number => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
+};
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A short random token for database names, keys and ids. */

@@ -9,14 +9,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { editDistancePercent } from '../packages/core/src/edit-distance.js';
 import { seedEditDistance } from '../packages/core/test/seed-fixtures.js';
+import type { BenchResult } from './bench-server.js';
 
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline: number;
-  ratio: number;
-}
 
 
 /** mulberry32: small, fast, deterministic. */

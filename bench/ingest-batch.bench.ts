@@ -41,6 +41,7 @@ import {
   type BenchResult,
   type ChildServer,
   startFeedloop,
+  envInt,
 } from './bench-server.js';
 import {
   makeEvent,
@@ -48,11 +49,6 @@ import {
   type ResponseRef,
   type WireEvent,
 } from './bench-workload.js';
-
-const envInt = (name: string, fallback: number): number => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
-};
 
 const EVENTS_PER_REQUEST = 1_000;
 const RESPONSES = 1_000;

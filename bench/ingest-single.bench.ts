@@ -31,17 +31,13 @@ import {
   withClient,
   type BenchResult,
   type ChildServer,
+  envInt,
 } from './bench-server.js';
 import {
   makeEvent,
   registerResponses,
   type ResponseRef,
 } from './bench-workload.js';
-
-const envInt = (name: string, fallback: number): number => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
-};
 
 const RESPONSES = 1_000;
 const WARMUP_S = 2;
