@@ -1,6 +1,7 @@
 /**
  * @feedloop/core: the pure part of feedloop: event schemas and types, acceptance rules, edit
- * distance, settings and the error registry. No I/O and no `node:` imports, so it runs in
+ * distance, settings, the error registry and the pipeline's stages (classify, weigh, composite
+ * score, learning signals, counters, document tallies, daily metrics). No I/O and no `node:` imports, so it runs in
  * browsers too.
  */
 export { RAG_FIELD_NAMES, RAG_RATINGS, mapRagFeedbackEntry, ragFeedbackEntrySchema, type RagFeedbackEntry } from './compat/rag-feedback-entry.js';
@@ -39,6 +40,38 @@ export {
   type SignalSource,
 } from './event-types.js';
 export { ID_PATTERN, LIMITS } from './limits.js';
+export { classify } from './signals/classify.js';
+export { compositeScore } from './signals/composite-score.js';
+export { ROLLUP_DIMENSIONS, computeDailyMetrics, type DailyMetrics, type RollupRow } from './signals/daily-metrics.js';
+export { dedupStage } from './signals/dedup.js';
+export { documentTallies, effectiveness, type DocumentTally } from './signals/document-tally.js';
+export { enrich } from './signals/enrich.js';
+export { learningSignal } from './signals/learning-signal.js';
+export {
+  addCounterDeltas,
+  liveCounterFields,
+  liveStatsFromFields,
+  mergeCounterDeltas,
+  utcDay,
+  type CounterDeltas,
+  type LiveStats,
+} from './signals/live-counters.js';
+export {
+  SIGNAL_CLASSES,
+  type Classification,
+  type CompositeScore,
+  type EnrichedEvent,
+  type LearningSignal,
+  type Polarity,
+  type ResponseContext,
+  type ScoredSignal,
+  type Severity,
+  type SignalClass,
+  type SignalConflict,
+  type StoredEvent,
+} from './signals/signal-types.js';
+export { DEFAULT_SIGNAL_WEIGHTS, signalWeight } from './signals/signal-weights.js';
+export { decayFactor, weigh } from './signals/weigh.js';
 export { responseSchema, type ResponseInput, type ResponseRegistration } from './response-schema.js';
 export { fieldPath, firstIssue, validateFeedbackEvent, validateResponse, type Validated } from './validate.js';
 export {

@@ -11,7 +11,6 @@ CREATE TABLE feedback_signals (
   workspace_id text NOT NULL,
   event_id text NOT NULL,
   response_id text NOT NULL,
-  seq bigint NOT NULL,
   user_id text,
   session_id text,
   type text NOT NULL,
@@ -31,13 +30,20 @@ CREATE TABLE feedback_signals (
   PRIMARY KEY (workspace_id, event_id)
 );
 CREATE INDEX feedback_signals_response ON feedback_signals (workspace_id, response_id);
+CREATE INDEX feedback_signals_day ON feedback_signals (workspace_id, occurred_at) WHERE status = 'counted';
 CREATE INDEX feedback_signals_failed ON feedback_signals (workspace_id, processed_at) WHERE status = 'failed';
 
--- Below this seq every event of the workspace is processed: the outbox sweep starts here.
-CREATE TABLE pipeline_watermarks (
-  workspace_id text PRIMARY KEY,
-  seq bigint NOT NULL
+-- The outbox: every stored event waits here until a processing transaction claims it (deletes its
+-- row, with SKIP LOCKED, so two workers never take the same event). Ingest inserts into it in the
+-- same statement as the event; the sweep re-enqueues rows a queue lost.
+CREATE TABLE pipeline_pending (
+  workspace_id text NOT NULL,
+  event_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (workspace_id, event_id)
 );
+CREATE INDEX pipeline_pending_age ON pipeline_pending (created_at);
+INSERT INTO pipeline_pending (workspace_id, event_id) SELECT workspace_id, id FROM feedback_events;
 
 -- Effects to apply outside the database after the processing transaction commits. A row is deleted
 -- once all its parts are applied; what a crash leaves behind, the sweep applies again.

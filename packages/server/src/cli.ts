@@ -1,22 +1,25 @@
 #!/usr/bin/env node
 /**
- * The `feedloop` command: start the server, migrate, and manage workspaces and keys.
+ * The `feedloop` command: start the server, run workers, migrate, and manage workspaces and keys.
  * Admin commands open the database themselves; on the embedded database they refuse while a
  * server holds the data folder (two processes on one PGlite folder would corrupt it).
  */
 import { parseArgs } from 'node:util';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';
 import { FeedloopError } from './errors.js';
-import { startServer } from './server.js';
+import { startServer, startWorker } from './server.js';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyKind } from './store/api-keys.js';
 import { createWorkspace, findWorkspace, listWorkspaces } from './store/workspaces.js';
 
 const USAGE = `Usage: feedloop <command>
 
-  start                                    run the API server (PORT, HOST, DATABASE_URL, REDIS_URL, FEEDLOOP_DATA_DIR)
+  start [--api-only]                       run the API server and the pipeline's worker (PORT, HOST, DATABASE_URL,
+                                           REDIS_URL, NATS_URL, FEEDLOOP_DATA_DIR); --api-only leaves the jobs to workers
+  worker                                   run a pipeline worker alone (production: DATABASE_URL and REDIS_URL)
   migrate                                  apply database migrations
   workspace create <name> [--tenant T]     create a workspace (idempotent by name)
   workspace list
@@ -46,8 +49,31 @@ async function workspaceOf(db: SqlClient, nameOrId: string | undefined): Promise
   return ws.id;
 }
 
-async function start(config: Config): Promise<void> {
-  const server = await startServer(config);
+/** Stops on SIGTERM or SIGINT: finish in-flight work, then exit 0 (1 when closing failed). */
+function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise<void>): void {
+  const stop = (signal: string): void => {
+    log.info({ signal }, 'shutting down: finishing in-flight work');
+    close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+async function worker(config: Config): Promise<void> {
+  const log = pino({ level: config.logLevel });
+  const running = await startWorker(config);
+  log.info({ concurrency: config.workerConcurrency, stream: config.natsUrl ? 'nats' : 'none' }, 'feedloop worker running');
+  stopOnSignals(log, () => running.close());
+}
+
+async function start(config: Config, apiOnly: boolean): Promise<void> {
+  const server = await startServer(config, { worker: !apiOnly });
   const log = server.app.log;
   const applied = server.migrations.applied.map((m) => `${m.version}_${m.name}`);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
@@ -60,18 +86,7 @@ async function start(config: Config): Promise<void> {
     );
   }
   log.info({ url: server.url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'feedloop listening');
-  const stop = (signal: string): void => {
-    log.info({ signal }, 'shutting down: finishing in-flight writes');
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  stopOnSignals(log, () => server.close());
 }
 
 async function run(argv: string[], out: Out): Promise<void> {
@@ -84,6 +99,7 @@ async function run(argv: string[], out: Out): Promise<void> {
       kind: { type: 'string' },
       name: { type: 'string' },
       json: { type: 'boolean' },
+      'api-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -92,7 +108,9 @@ async function run(argv: string[], out: Out): Promise<void> {
   const config = loadConfig();
   switch (`${command}${sub ? ` ${sub}` : ''}`) {
     case 'start':
-      return start(config);
+      return start(config, values['api-only'] === true);
+    case 'worker':
+      return worker(config);
     case 'migrate':
       return withDatabase(config, async (db) => {
         const report = await migrate(db);

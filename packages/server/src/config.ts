@@ -28,6 +28,14 @@ const envSchema = z.object({
   FEEDLOOP_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   FEEDLOOP_KEY_CACHE_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
   FEEDLOOP_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  NATS_URL: optionalString,
+  FEEDLOOP_NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/).default('FEEDLOOP'),
+  FEEDLOOP_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('feedloop'),
+  FEEDLOOP_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  FEEDLOOP_PIPELINE_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  FEEDLOOP_SWEEP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3_600).default(5),
+  FEEDLOOP_SWEEP_GRACE_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
+  FEEDLOOP_ROLLUP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
 });
 
 /** The server's configuration. */
@@ -51,6 +59,22 @@ export interface Config {
   readonly keyCacheSeconds: number;
   /** Group-commit transactions in flight at once: 1 on PGlite (one connection), default 2 on Postgres. */
   readonly writeConcurrency: number;
+  /** NATS server URL; when set, events are published to JetStream. */
+  readonly natsUrl: string | undefined;
+  /** The JetStream stream (created when missing) that holds `feedloop.>` subjects. */
+  readonly natsStream: string;
+  /** Prefix of every Redis key feedloop makes (queues, counters, rate limits): several deployments can share a Redis. */
+  readonly redisPrefix: string;
+  /** Pipeline jobs a worker process runs at once. */
+  readonly workerConcurrency: number;
+  /** Events per processing job at most. */
+  readonly pipelineBatch: number;
+  /** How often the outbox sweep looks for events, effects and webhook deliveries a queue lost. */
+  readonly sweepIntervalMs: number;
+  /** How old an unprocessed event must be before the sweep re-enqueues it (the queue had its chance). */
+  readonly sweepGraceMs: number;
+  /** How often dirty days are rolled up into feedback_metrics_daily. */
+  readonly rollupIntervalMs: number;
 }
 
 /**
@@ -85,5 +109,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.FEEDLOOP_TRUST_PROXY,
     keyCacheSeconds: e.FEEDLOOP_KEY_CACHE_SECONDS,
     writeConcurrency: e.DATABASE_URL ? (e.FEEDLOOP_WRITE_CONCURRENCY ?? 2) : 1,
+    natsUrl: e.NATS_URL,
+    natsStream: e.FEEDLOOP_NATS_STREAM,
+    redisPrefix: e.FEEDLOOP_REDIS_PREFIX,
+    workerConcurrency: e.FEEDLOOP_WORKER_CONCURRENCY,
+    pipelineBatch: e.FEEDLOOP_PIPELINE_BATCH,
+    sweepIntervalMs: e.FEEDLOOP_SWEEP_INTERVAL_SECONDS * 1000,
+    sweepGraceMs: e.FEEDLOOP_SWEEP_GRACE_SECONDS * 1000,
+    rollupIntervalMs: e.FEEDLOOP_ROLLUP_INTERVAL_SECONDS * 1000,
   });
 }

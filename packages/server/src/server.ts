@@ -1,6 +1,7 @@
 /**
- * Starting and stopping a feedloop server: open the database, migrate, set up the first
- * workspace, wire the services, listen; on shutdown finish in-flight writes before closing.
+ * Starting and stopping feedloop processes: open the database, migrate, set up the first
+ * workspace, wire the services, and run the API, the pipeline's worker, or both; on shutdown
+ * finish in-flight writes and jobs before closing.
  */
 import type { FastifyInstance } from 'fastify';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
@@ -8,11 +9,18 @@ import type { Config } from './config.js';
 import { migrate, type MigrationReport } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';
+import { connectNatsSink } from './emit/nats-sink.js';
+import type { StreamSink } from './emit/stream-sink.js';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
 import { createMetrics } from './http/metrics.js';
 import type { AppServices } from './http/services.js';
 import { IngestService } from './ingest/ingest-service.js';
+import { Pipeline } from './pipeline/pipeline.js';
+import { PIPELINE_QUEUE, type PipelineJobs } from './pipeline/pipeline-jobs.js';
+import { BullmqQueue } from './queue/bullmq-queue.js';
+import type { JobQueue } from './queue/job-queue.js';
+import { MemoryQueue } from './queue/memory-queue.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.js';
 
@@ -24,8 +32,27 @@ export interface RunningServer {
   bootstrap: BootstrapReport;
   /** The address it listens on, e.g. `http://127.0.0.1:8787`. */
   url: string;
-  /** Stops taking requests, finishes in-flight writes, closes the database. */
+  /** Stops taking requests, finishes in-flight writes and jobs, closes the database. */
   close(): Promise<void>;
+}
+
+/** Optional parts of the services (tests pass their own queue or sink). */
+export interface ServiceParts {
+  queue?: JobQueue<PipelineJobs>;
+  sink?: StreamSink;
+}
+
+/**
+ * The pipeline's queue for a configuration: BullMQ on Redis, or in-process.
+ *
+ * @example
+ * const queue = createPipelineQueue(loadConfig()); // MemoryQueue without REDIS_URL
+ */
+export function createPipelineQueue(config: Config): JobQueue<PipelineJobs> {
+  const options = { concurrency: config.workerConcurrency };
+  return config.redisUrl
+    ? new BullmqQueue<PipelineJobs>(PIPELINE_QUEUE, config.redisUrl, { ...options, prefix: config.redisPrefix })
+    : new MemoryQueue<PipelineJobs>(options);
 }
 
 /**
@@ -34,31 +61,63 @@ export interface RunningServer {
  * @example
  * const { services, close } = createServices(config, db);
  */
-export function createServices(config: Config, db: SqlClient): { services: AppServices; limiter: RateLimiter } {
+export function createServices(config: Config, db: SqlClient, parts: ServiceParts = {}): { services: AppServices; close(): Promise<void> } {
   const metrics = createMetrics();
-  const limiter: RateLimiter = config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
+  const limiter: RateLimiter = config.redisUrl ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rl:`) : new MemoryRateLimiter();
+  const pipeline = new Pipeline({
+    db,
+    config,
+    queue: parts.queue ?? createPipelineQueue(config),
+    ...(parts.sink ? { sink: parts.sink } : {}),
+    observer: {
+      processed: (report, ms) => {
+        metrics.pipelineEvents.inc({ status: 'counted' }, report.counted);
+        metrics.pipelineEvents.inc({ status: 'dropped' }, report.dropped);
+        metrics.pipelineEvents.inc({ status: 'failed' }, report.failed);
+        metrics.pipelineBatchSeconds.observe(ms / 1000);
+      },
+      error: (where) => metrics.pipelineErrors.inc({ where }),
+    },
+  });
   const services: AppServices = {
     config,
     db,
     metrics,
     keys: new KeyCache(db, config.keyCacheSeconds * 1000),
-    ingest: new IngestService(db, limiter, metrics, config.writeConcurrency),
+    ingest: new IngestService(db, limiter, metrics, config.writeConcurrency, (keys) => pipeline.enqueue(keys)),
+    pipeline,
   };
-  return { services, limiter };
+  return {
+    services,
+    async close() {
+      await services.ingest.drain();
+      await pipeline.close();
+      await limiter.close();
+    },
+  };
+}
+
+/** Connects the stream sink when `NATS_URL` is set. */
+async function openSink(config: Config): Promise<StreamSink | undefined> {
+  return config.natsUrl ? connectNatsSink(config.natsUrl, { stream: config.natsStream }) : undefined;
 }
 
 /**
- * Starts a server from a configuration.
+ * Starts a server from a configuration: the API and, unless `worker: false`, the pipeline's
+ * worker in the same process (the embedded profile always runs both).
  *
  * @example
  * const server = await startServer(loadConfig()); console.log(server.url);
  */
-export async function startServer(config: Config, options: AppOptions & { db?: SqlClient } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, options: AppOptions & { db?: SqlClient; worker?: boolean } = {}): Promise<RunningServer> {
   const db = options.db ?? (await openDatabase(config));
+  let sink: StreamSink | undefined;
   try {
     const migrations = await migrate(db);
     const report = await bootstrap(db, config);
-    const { services, limiter } = createServices(config, db);
+    sink = await openSink(config);
+    const { services, close } = createServices(config, db, sink ? { sink } : {});
+    if (options.worker !== false || !config.redisUrl) await services.pipeline.startWorker();
     const app = await buildApp(services, options);
     const url = await app.listen({ port: config.port, host: config.host });
     let closing: Promise<void> | undefined;
@@ -71,15 +130,62 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
       close() {
         closing ??= (async () => {
           await app.close();
-          await services.ingest.drain();
-          await limiter.close();
+          await close();
           await db.close();
         })();
         return closing;
       },
     };
   } catch (err) {
+    await sink?.close();
     if (!options.db) await db.close();
+    throw err;
+  }
+}
+
+/** A running worker process. */
+export interface RunningWorker {
+  services: AppServices;
+  migrations: MigrationReport;
+  /** Stops taking jobs, finishes in-flight ones, closes connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a worker without the API (`feedloop worker`): production profile only, since PGlite's
+ * folder belongs to the one process that runs `feedloop start`.
+ *
+ * @example
+ * const worker = await startWorker(loadConfig({ DATABASE_URL, REDIS_URL }));
+ */
+export async function startWorker(config: Config): Promise<RunningWorker> {
+  if (!config.databaseUrl || !config.redisUrl) {
+    throw new Error(
+      'feedloop worker needs DATABASE_URL and REDIS_URL (the production profile); in the embedded profile `feedloop start` runs the worker itself',
+    );
+  }
+  const db = await openDatabase(config);
+  let sink: StreamSink | undefined;
+  try {
+    const migrations = await migrate(db);
+    sink = await openSink(config);
+    const { services, close } = createServices(config, db, sink ? { sink } : {});
+    await services.pipeline.startWorker();
+    let closing: Promise<void> | undefined;
+    return {
+      services,
+      migrations,
+      close() {
+        closing ??= (async () => {
+          await close();
+          await db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await sink?.close();
+    await db.close();
     throw err;
   }
 }

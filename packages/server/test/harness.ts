@@ -121,8 +121,14 @@ export interface TestApp {
  * const t = await startTestApp(await backend.open());
  * await t.app.inject({ method: 'POST', url: '/v1/feedback', headers: t.auth, payload: {...} });
  */
-export async function startTestApp(database: TestDatabase, env: Record<string, string> = {}): Promise<TestApp> {
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', FEEDLOOP_KEY_CACHE_SECONDS: '0', ...env });
+export async function startTestApp(database: TestDatabase, env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<TestApp> {
+  // A Redis prefix of its own: suites share one Redis, and must never share queues or counters.
+  const config: Config = loadConfig({
+    LOG_LEVEL: 'silent',
+    FEEDLOOP_KEY_CACHE_SECONDS: '0',
+    FEEDLOOP_REDIS_PREFIX: `fltest-${randomBytes(6).toString('hex')}`,
+    ...env,
+  });
   const { db } = database;
   const makeWorkspace = async () => {
     const { workspace } = await createWorkspace(db, { name: `ws-${randomBytes(4).toString('hex')}` });
@@ -131,7 +137,8 @@ export async function startTestApp(database: TestDatabase, env: Record<string, s
   };
   const main = await makeWorkspace();
   const pub = await createApiKey(db, main.workspaceId, 'public');
-  const { services, limiter } = createServices(config, db);
+  const { services, close } = createServices(config, db);
+  if (options.worker) await services.pipeline.startWorker();
   const app = await buildApp(services, { logger: false });
   await app.ready();
   return {
@@ -144,8 +151,7 @@ export async function startTestApp(database: TestDatabase, env: Record<string, s
     otherWorkspace: makeWorkspace,
     async close() {
       await app.close();
-      await services.ingest.drain();
-      await limiter.close();
+      await close();
       await database.close();
     },
   };

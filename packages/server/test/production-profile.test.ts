@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * The production profile: several API instances on one Postgres server and one Redis, as
  * `feedloop start` runs them with DATABASE_URL and REDIS_URL. Real connections, no mocks.
@@ -26,21 +27,26 @@ describe.skipIf(!postgres?.available || !redisUp)('production profile: two API i
   let first: TestApp;
   let second: { app: FastifyInstance; close: () => Promise<void> };
   let secondDb: SqlClient;
+  /** One deployment: both instances share queues, counters and rate limits under one prefix. */
+  const prefix = `fltest-${randomUUID()}`;
 
   beforeAll(async () => {
     if (!postgres) return;
-    first = await startTestApp(await postgres.open(), { REDIS_URL });
+    first = await startTestApp(await postgres.open(), { REDIS_URL, FEEDLOOP_REDIS_PREFIX: prefix });
     // The second instance gets its own pool on the same schema, like another process would.
     const searchPath = (await first.db.query<{ s: string }>('SELECT current_schema() AS s'))[0]?.s ?? 'public';
     secondDb = await openPostgres(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', { schema: searchPath });
-    const { services, limiter } = createServices(loadConfig({ LOG_LEVEL: 'silent', REDIS_URL, FEEDLOOP_KEY_CACHE_SECONDS: '0' }), secondDb);
+    const { services, close } = createServices(
+      loadConfig({ LOG_LEVEL: 'silent', REDIS_URL, FEEDLOOP_KEY_CACHE_SECONDS: '0', FEEDLOOP_REDIS_PREFIX: prefix }),
+      secondDb,
+    );
     const app = await buildApp(services, { logger: false });
     await app.ready();
     second = {
       app,
       close: async () => {
         await app.close();
-        await limiter.close();
+        await close();
         await secondDb.close();
       },
     };

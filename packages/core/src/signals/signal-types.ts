@@ -3,7 +3,8 @@
  * weigh → learning signal → apply). Each stage is a pure function over these; the server's
  * adapters load them from the store and write their results back.
  */
-import type { FeedbackEvent, FeedbackEventType } from '../event-schema.js';
+import type { FeedbackEvent } from '../event-schema.js';
+import type { FeedbackEventType } from '../event-types.js';
 
 /** Whether a signal says the response was good, bad, or neither. */
 export type Polarity = 'positive' | 'negative' | 'neutral';

@@ -12,6 +12,9 @@ export interface Metrics {
   feedbackEvents: Counter<'status' | 'code'>;
   responses: Counter<'status'>;
   commitBatchSize: Histogram<'kind'>;
+  pipelineEvents: Counter<'status'>;
+  pipelineBatchSeconds: Histogram;
+  pipelineErrors: Counter<'where'>;
 }
 
 /**
@@ -55,6 +58,24 @@ export function createMetrics(): Metrics {
       help: 'Items written per group-commit transaction',
       labelNames: ['kind'],
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
+      registers: [registry],
+    }),
+    pipelineEvents: new Counter({
+      name: 'feedloop_pipeline_events_total',
+      help: 'Events processed by the pipeline, by outcome (counted, dropped, failed)',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    pipelineBatchSeconds: new Histogram({
+      name: 'feedloop_pipeline_batch_duration_seconds',
+      help: 'Time to process one batch of events, effects included',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    pipelineErrors: new Counter({
+      name: 'feedloop_pipeline_errors_total',
+      help: 'Pipeline steps that failed and were left for the sweep (enqueue, effects, deliver)',
+      labelNames: ['where'],
       registers: [registry],
     }),
   };

@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { IngestService } from '../ingest/ingest-service.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 import type { KeyCache } from './key-cache.js';
 import type { Metrics } from './metrics.js';
 
@@ -15,4 +16,5 @@ export interface AppServices {
   ingest: IngestService;
   keys: KeyCache;
   metrics: Metrics;
+  pipeline: Pipeline;
 }

@@ -9,6 +9,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../http/key-cache.js';
 import type { Metrics } from '../http/metrics.js';
+import type { EventKey } from '../pipeline/pipeline-jobs.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from './feedback-writer.js';
 import { GroupCommitter } from './group-commit.js';
@@ -39,18 +40,32 @@ export class IngestService {
   readonly #feedback: GroupCommitter<FeedbackSubmission, FeedbackOutcome>;
   readonly #responses: GroupCommitter<ResponseSubmission, ResponseOutcome>;
 
+  /**
+   * @param onCommitted hears of each committed batch's stored events (the pipeline's enqueue); it
+   *   must not throw, and nothing waits for it: the outbox row written with each event is what
+   *   guarantees processing.
+   */
   constructor(
     db: SqlClient,
     private readonly limiter: RateLimiter,
     private readonly metrics: Metrics,
     writeConcurrency: number,
+    onCommitted: (keys: EventKey[]) => void = () => undefined,
   ) {
     const concurrency = db.dialect === 'pglite' ? 1 : writeConcurrency;
     const cache = new ResponseFactsCache();
     this.#feedback = new GroupCommitter(
-      (items) => {
+      async (items) => {
         metrics.commitBatchSize.observe({ kind: 'feedback' }, items.length);
-        return unavailableOnFailure(writeFeedbackBatch(db, items, { cache }));
+        const outcomes = await unavailableOnFailure(writeFeedbackBatch(db, items, { cache }));
+        // Retries of stored ids are handed over too: processing is idempotent, and a cheap no-op.
+        const keys: EventKey[] = [];
+        outcomes.forEach((o, i) => {
+          const item = items[i];
+          if (o.status !== 'rejected' && item) keys.push([item.workspaceId, o.id]);
+        });
+        onCommitted(keys);
+        return outcomes;
       },
       { maxBatch: MAX_COMMIT_BATCH, concurrency },
     );

@@ -1,0 +1,139 @@
+/**
+ * Claims events from the outbox and loads them with their responses and workspace settings, in
+ * one statement. Claiming deletes the events' `pipeline_pending` rows with SKIP LOCKED: two
+ * workers (or a job and the sweep) never process the same event, and a rolled-back transaction
+ * puts the rows back.
+ */
+import {
+  resolveWorkspaceSettings,
+  type FeedbackEvent,
+  type ResponseContext,
+  type StoredEvent,
+  type WorkspaceSettings,
+} from '@feedloop/core';
+import type { SqlExecutor } from '../db/sql-client.js';
+import type { EventKey } from './pipeline-jobs.js';
+
+/** A claimed event with everything the stages need. */
+export interface ClaimedEvent {
+  event: StoredEvent;
+  /** null when the response is gone (the event then fails processing, with that reason). */
+  response: ResponseContext | null;
+  /** Documents the response used: its context documents, else its sources. */
+  documentIds: string[];
+  settings: WorkspaceSettings;
+}
+
+interface ClaimedRow {
+  workspace_id: string;
+  id: string;
+  response_id: string;
+  type: string;
+  source: string;
+  user_id: string | null;
+  session_id: string | null;
+  target_id: string | null;
+  payload: unknown;
+  metadata: Record<string, unknown> | null;
+  edit_distance: number | null;
+  occurred_at: Date;
+  received_at: Date;
+  duplicate_of: string | null;
+  superseded_by: string | null;
+  r_session_id: string | null;
+  r_user_id: string | null;
+  query: string | null;
+  answer: string;
+  sources: string[];
+  context_document_ids: string[];
+  model: string | null;
+  agent: string | null;
+  query_type: string | null;
+  experiment_id: string | null;
+  variant: string | null;
+  r_created_at: Date;
+  settings: unknown;
+}
+
+/**
+ * Claims and loads the given events; events already processed (or being processed by another
+ * transaction) are left out.
+ *
+ * @example
+ * const claimed = await claimEvents(tx, [['ws_1', '0190…']]);
+ */
+export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): Promise<ClaimedEvent[]> {
+  if (keys.length === 0) return [];
+  const rows = await tx.query<ClaimedRow>(
+    `WITH k AS (SELECT * FROM json_to_recordset($1::json) AS k(ws text, id text)),
+     claimed AS (
+       DELETE FROM pipeline_pending p
+        WHERE (p.workspace_id, p.event_id) IN (
+          SELECT q.workspace_id, q.event_id FROM k
+            JOIN pipeline_pending q ON q.workspace_id = k.ws AND q.event_id = k.id
+            FOR UPDATE OF q SKIP LOCKED)
+       RETURNING p.workspace_id, p.event_id)
+     SELECT e.workspace_id, e.id, e.response_id, e.type, e.source, e.user_id, e.session_id, e.target_id, e.payload, e.metadata,
+            e.edit_distance, e.occurred_at, e.received_at, e.duplicate_of, e.superseded_by,
+            r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
+            r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, w.settings
+       FROM claimed c
+       JOIN feedback_events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id
+       LEFT JOIN responses r ON r.workspace_id = e.workspace_id AND r.id = e.response_id
+       JOIN workspaces w ON w.id = e.workspace_id
+      ORDER BY e.seq`,
+    [JSON.stringify(keys.map(([ws, id]) => ({ ws, id })))],
+  );
+  const settingsOf = new Map<string, WorkspaceSettings>();
+  return rows.map((r) => {
+    let settings = settingsOf.get(r.workspace_id);
+    if (!settings) {
+      settings = resolveWorkspaceSettings(r.settings);
+      settingsOf.set(r.workspace_id, settings);
+    }
+    const response = r.query === null ? null : toResponseContext(r, r.query);
+    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings };
+  });
+}
+
+function toStoredEvent(r: ClaimedRow): StoredEvent {
+  // The row was validated as a FeedbackEvent before it was stored; type and payload agree.
+  const validated = { type: r.type, payload: r.payload } as Pick<FeedbackEvent, 'type' | 'payload'>;
+  return {
+    ...validated,
+    id: r.id,
+    workspaceId: r.workspace_id,
+    responseId: r.response_id,
+    source: r.source as StoredEvent['source'],
+    userId: r.user_id,
+    sessionId: r.session_id,
+    targetId: r.target_id,
+    metadata: r.metadata ?? undefined,
+    editDistance: r.edit_distance,
+    occurredAt: r.occurred_at,
+    receivedAt: r.received_at,
+    duplicateOf: r.duplicate_of,
+    supersededBy: r.superseded_by,
+  } as StoredEvent;
+}
+
+function toResponseContext(r: ClaimedRow, query: string): ResponseContext {
+  return {
+    id: r.response_id,
+    query,
+    answer: r.answer,
+    model: r.model,
+    agent: r.agent,
+    queryType: r.query_type,
+    experimentId: r.experiment_id,
+    variant: r.variant,
+    contextDocumentIds: r.context_document_ids,
+    sessionId: r.r_session_id,
+    userId: r.r_user_id,
+    createdAt: r.r_created_at,
+  };
+}
+
+function documentsOf(r: ClaimedRow): string[] {
+  return r.context_document_ids.length > 0 ? r.context_document_ids : r.sources;
+}

@@ -1,0 +1,21 @@
+/**
+ * The pipeline's jobs in one place: names and payloads (plain JSON, as BullMQ stores them).
+ */
+
+/** A feedback event named by its workspace and id. */
+export type EventKey = [workspaceId: string, eventId: string];
+
+/** Job name → payload. */
+export type PipelineJobs = {
+  /** Process these committed events (one job per committed ingest batch). */
+  process: { events: EventKey[] };
+  /** Deliver these webhook deliveries now. */
+  deliver: { ids: number[] };
+  /** Scheduled: re-enqueue what a queue lost, apply leftover effects, retry due deliveries. */
+  sweep: Record<string, never>;
+  /** Scheduled: recompute the daily rollups of dirty days. */
+  rollup: Record<string, never>;
+};
+
+/** The queue's name (BullMQ) under the configured Redis prefix. */
+export const PIPELINE_QUEUE = 'pipeline';

@@ -1,0 +1,184 @@
+/**
+ * The pipeline wired to its queue: ingest hands it committed events, workers run the jobs
+ * (process, deliver, sweep, rollup), and the schedule keeps the sweep and the rollups going. The
+ * same handlers run on the in-process queue (embedded) and on BullMQ (production).
+ */
+import type { Config } from '../config.js';
+import type { SqlClient } from '../db/sql-client.js';
+import type { StreamSink } from '../emit/stream-sink.js';
+import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
+import type { JobQueue } from '../queue/job-queue.js';
+import { applyEffects } from './effects.js';
+import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
+import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
+import { markEventFailed, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import { rollupDirtyDays } from './rollup.js';
+import { takeStalePending } from './stale-pending.js';
+
+/** Events a sweep re-enqueues at most. */
+const SWEEP_EVENT_LIMIT = 50_000;
+/** Effects and deliveries a sweep retries at most. */
+const SWEEP_ROW_LIMIT = 1_000;
+
+/** Something that wants to know what happened (logs, metrics). */
+export interface PipelineObserver {
+  processed?(report: ProcessReport, latencyMs: number): void;
+  error?(where: string, err: unknown): void;
+}
+
+/** What the pipeline is built from. */
+export interface PipelineDeps {
+  db: SqlClient;
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs'>;
+  queue: JobQueue<PipelineJobs>;
+  sink?: StreamSink;
+  observer?: PipelineObserver;
+}
+
+/**
+ * The processing pipeline of one process.
+ *
+ * @example
+ * const pipeline = new Pipeline({ db, config, queue });
+ * await pipeline.startWorker();          // this process also processes
+ * pipeline.enqueue([['ws_1', eventId]]); // after an ingest commit
+ */
+export class Pipeline {
+  /** Today's numbers, from wherever this profile keeps them. */
+  readonly liveCounters: LiveCounterReader;
+  readonly #counters: CounterTarget;
+  readonly #redisCounters: RedisLiveCounters | undefined;
+  #working = false;
+
+  constructor(private readonly deps: PipelineDeps) {
+    const { config, db } = deps;
+    if (config.redisUrl) {
+      this.#redisCounters = new RedisLiveCounters(config.redisUrl, config.redisPrefix);
+      this.liveCounters = this.#redisCounters;
+      this.#counters = { kind: 'outbox' };
+    } else {
+      const store = new SqlLiveCounters(db);
+      this.liveCounters = store;
+      this.#counters = { kind: 'sql', store };
+    }
+  }
+
+  /**
+   * Hands committed events to the queue, one job per batch of up to `pipelineBatch` events. Never
+   * throws and never waits: when the queue is away, the events stay in the outbox for the sweep.
+   */
+  enqueue(keys: readonly EventKey[]): void {
+    if (keys.length === 0) return;
+    this.addProcessJobs(keys).catch((err: unknown) => this.deps.observer?.error?.('enqueue', err));
+  }
+
+  /** Starts consuming jobs in this process and installs the schedule (idempotent across processes). */
+  async startWorker(): Promise<void> {
+    if (this.#working) return;
+    this.#working = true;
+    const { queue, config } = this.deps;
+    queue.work({
+      process: async (data) => {
+        await this.process(data.events);
+      },
+      deliver: async (data) => {
+        await deliverDueWebhooks(this.deps.db, { ids: data.ids });
+      },
+      sweep: async () => {
+        await this.sweep();
+      },
+      rollup: async () => {
+        await rollupDirtyDays(this.deps.db);
+      },
+    });
+    await queue.schedule('sweep', config.sweepIntervalMs, {});
+    await queue.schedule('rollup', config.rollupIntervalMs, {});
+  }
+
+  /** Processes events now (the `process` job), then applies its effects and starts its deliveries. */
+  async process(keys: readonly EventKey[]): Promise<ProcessReport> {
+    const started = performance.now();
+    const report = await this.processIsolating(keys);
+    if (report.effectId !== null) {
+      // After commit; a failure here leaves the effect in the outbox for the sweep.
+      await applyEffects(this.deps.db, { ids: [report.effectId] }, this.targets()).catch((err: unknown) =>
+        this.deps.observer?.error?.('effects', err),
+      );
+    }
+    if (report.deliveryIds.length > 0) {
+      await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+    }
+    this.deps.observer?.processed?.(report, performance.now() - started);
+    return report;
+  }
+
+  /**
+   * Processes a batch; when its transaction fails, finds the poison event by processing the
+   * events one at a time, and moves an event aside (`failed`, with the error) only when it fails
+   * alone while the database answers. A database outage is rethrown, for the queue to retry.
+   */
+  private async processIsolating(keys: readonly EventKey[]): Promise<ProcessReport> {
+    const options = { counters: this.#counters, stream: this.deps.sink !== undefined };
+    try {
+      return await processEvents(this.deps.db, keys, options);
+    } catch (err) {
+      await this.deps.db.query('SELECT 1'); // throws when the database itself is away
+      if (keys.length === 1 && keys[0]) {
+        const failed = await markEventFailed(this.deps.db, keys[0], String((err as Error).message ?? err));
+        return { claimed: failed ? 1 : 0, counted: 0, dropped: 0, failed: failed ? 1 : 0, effectId: null, deliveryIds: [] };
+      }
+      const total: ProcessReport = { claimed: 0, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [] };
+      for (const key of keys) {
+        const one = await this.processIsolating([key]);
+        total.claimed += one.claimed;
+        total.counted += one.counted;
+        total.dropped += one.dropped;
+        total.failed += one.failed;
+        total.deliveryIds.push(...one.deliveryIds);
+        if (one.effectId !== null) await applyEffects(this.deps.db, { ids: [one.effectId] }, this.targets()).catch(() => undefined);
+      }
+      return total;
+    }
+  }
+
+  /**
+   * The outbox sweep (the `sweep` job): re-enqueues events the queue lost, applies effects left
+   * behind, and sends webhook deliveries that are due (retries).
+   */
+  async sweep(): Promise<{ requeued: number; effects: number; deliveries: number }> {
+    const { db, config } = this.deps;
+    const stale = await takeStalePending(db, config.sweepGraceMs, SWEEP_EVENT_LIMIT);
+    await this.addProcessJobs(stale);
+    const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
+    const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT });
+    return { requeued: stale.length, effects: effects.applied, deliveries: deliveries.delivered + deliveries.retried + deliveries.failed };
+  }
+
+  /** Resolves when the queue has nothing waiting, delayed or active (tests, benchmarks). */
+  idle(timeoutMs?: number): Promise<void> {
+    return this.deps.queue.idle(timeoutMs);
+  }
+
+  /** The queue's job counts (waiting, active, delayed, failed). */
+  queueCounts() {
+    return this.deps.queue.counts();
+  }
+
+  /** Stops consuming (in-flight jobs finish first) and closes what the pipeline opened. */
+  async close(): Promise<void> {
+    await this.deps.queue.close();
+    await this.#redisCounters?.close();
+    await this.deps.sink?.close();
+  }
+
+  private targets() {
+    return { ...(this.#redisCounters ? { counters: this.#redisCounters } : {}), ...(this.deps.sink ? { sink: this.deps.sink } : {}) };
+  }
+
+  private async addProcessJobs(keys: readonly EventKey[]): Promise<void> {
+    const size = this.deps.config.pipelineBatch;
+    const jobs: Array<{ name: 'process'; data: PipelineJobs['process'] }> = [];
+    for (let i = 0; i < keys.length; i += size) jobs.push({ name: 'process', data: { events: keys.slice(i, i + size) } });
+    if (jobs.length > 0) await this.deps.queue.addBulk(jobs);
+  }
+}

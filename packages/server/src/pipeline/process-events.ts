@@ -1,0 +1,210 @@
+/**
+ * The processing transaction: claim events from the outbox, run the stages, and write every
+ * database effect in the same transaction (signals, response scores, document tallies, rollup
+ * marks, webhook deliveries, embedded live counters, and the outbox row of effects outside the
+ * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
+ * left to claim.
+ */
+import { compositeScore, resolveWorkspaceSettings, type ScoredSignal, type SignalClass, type Polarity, type FeedbackEventType } from '@feedloop/core';
+import { LOCK_CLASSES, responseLockStatement } from '../db/response-locks.js';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { createDeliveries } from '../emit/webhook-store.js';
+import { claimEvents } from './load-claimed.js';
+import type { SqlLiveCounters } from './live-counter-store.js';
+import type { EventKey } from './pipeline-jobs.js';
+import { MAX_ERROR_LENGTH, runStages, type StageOutput } from './run-stages.js';
+
+/** Where live counters go: in the transaction (embedded) or through the outbox (Redis). */
+export type CounterTarget = { kind: 'sql'; store: SqlLiveCounters } | { kind: 'outbox' };
+
+/** How a batch is processed. */
+export interface ProcessOptions {
+  counters: CounterTarget;
+  /** Whether messages go to a stream (they are then kept in the outbox until published). */
+  stream: boolean;
+  now?: Date;
+}
+
+/** What one processing transaction did. */
+export interface ProcessReport {
+  claimed: number;
+  counted: number;
+  dropped: number;
+  failed: number;
+  /** The outbox row of effects outside the database, to apply after commit. */
+  effectId: number | null;
+  /** Webhook deliveries made, to deliver after commit. */
+  deliveryIds: number[];
+}
+
+/**
+ * Processes the given events, those not yet processed, in one transaction.
+ *
+ * @example
+ * const report = await processEvents(db, [['ws_1', '0190…']], { counters: { kind: 'outbox' }, stream: false });
+ */
+export async function processEvents(db: SqlClient, keys: readonly EventKey[], options: ProcessOptions): Promise<ProcessReport> {
+  const now = options.now ?? new Date();
+  return db.transaction(async (tx) => {
+    const claimed = await claimEvents(tx, keys);
+    const report: ProcessReport = { claimed: claimed.length, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [] };
+    if (claimed.length === 0) return report;
+    const out = runStages(claimed, now);
+    for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
+    await insertSignals(tx, out);
+    if (db.dialect === 'postgres') {
+      const lock = responseLockStatement(LOCK_CLASSES.score, out.responses);
+      if (lock) await tx.query(lock);
+    }
+    await rescoreResponses(tx, out.responses, now);
+    await addDocumentTallies(tx, out);
+    await markDirtyDays(tx, out);
+    if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
+    report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
+    report.effectId = await insertEffects(tx, out, options);
+    return report;
+  });
+}
+
+async function insertSignals(tx: SqlExecutor, out: StageOutput): Promise<void> {
+  await tx.query(
+    `INSERT INTO feedback_signals (workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error,
+                                   polarity, severity, categories, signal_class, value, weight, first_pass, learning_signal, occurred_at)
+     SELECT workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error, polarity, severity,
+            ARRAY(SELECT json_array_elements_text(categories)), signal_class, value, weight, first_pass, learning_signal, occurred_at
+       FROM json_to_recordset($1::json) AS x(workspace_id text, event_id text, response_id text, user_id text, session_id text,
+            type text, status text, drop_reason text, error text, polarity text, severity text, categories json, signal_class text,
+            value real, weight real, first_pass boolean, learning_signal jsonb, occurred_at timestamptz)`,
+    [JSON.stringify(out.signals)],
+  );
+}
+
+interface ScoreInputRow {
+  workspace_id: string;
+  response_id: string;
+  event_id: string;
+  type: string;
+  user_id: string | null;
+  signal_class: string;
+  polarity: string;
+  value: number;
+  occurred_at: Date;
+  edit_distance: number | null;
+  settings: unknown;
+}
+
+/**
+ * Recomputes the composite score of each response from all its current signals (replaced votes
+ * left out). Recomputing rather than adding keeps time decay and the conflict rule exact; the
+ * score locks make concurrent workers on one response take turns, so none misses another's
+ * signals.
+ */
+async function rescoreResponses(tx: SqlExecutor, responses: StageOutput['responses'], now: Date): Promise<void> {
+  if (responses.length === 0) return;
+  const rows = await tx.query<ScoreInputRow>(
+    `SELECT s.workspace_id, s.response_id, s.event_id, s.type, s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at,
+            e.edit_distance, w.settings
+       FROM json_to_recordset($1::json) AS k(ws text, rid text)
+       JOIN workspaces w ON w.id = k.ws
+       CROSS JOIN LATERAL (SELECT * FROM feedback_signals s
+                            WHERE s.workspace_id = k.ws AND s.response_id = k.rid AND s.status = 'counted' OFFSET 0) AS s
+       JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id
+      WHERE e.superseded_by IS NULL`,
+    [JSON.stringify(responses.map((r) => ({ ws: r.workspaceId, rid: r.responseId })))],
+  );
+  const byResponse = new Map<string, { ws: string; rid: string; settings: unknown; signals: ScoredSignal[] }>();
+  for (const r of rows) {
+    const k = `${r.workspace_id}\u0000${r.response_id}`;
+    let entry = byResponse.get(k);
+    if (!entry) byResponse.set(k, (entry = { ws: r.workspace_id, rid: r.response_id, settings: r.settings, signals: [] }));
+    entry.signals.push({
+      eventId: r.event_id,
+      type: r.type as FeedbackEventType,
+      userId: r.user_id,
+      signalClass: r.signal_class as SignalClass,
+      polarity: r.polarity as Polarity,
+      value: r.value,
+      occurredAt: r.occurred_at,
+      editDistance: r.edit_distance,
+    });
+  }
+  const scores = [...byResponse.values()]
+    .map(({ ws, rid, settings, signals }) => ({ ws, rid, ...compositeScore(signals, resolveWorkspaceSettings(settings), now) }))
+    .sort((a, b) => (a.ws === b.ws ? (a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
+  if (scores.length === 0) return;
+  await tx.query(
+    `INSERT INTO response_scores AS r (workspace_id, response_id, score, confidence, weight_sum, signal_count, conflicts, computed_at)
+     SELECT ws, rid, score, confidence, "weightSum", "signalCount", conflicts, $2::timestamptz
+       FROM json_to_recordset($1::json) AS x(ws text, rid text, score real, confidence real, "weightSum" real, "signalCount" int, conflicts jsonb)
+     ON CONFLICT (workspace_id, response_id) DO UPDATE
+       SET score = EXCLUDED.score, confidence = EXCLUDED.confidence, weight_sum = EXCLUDED.weight_sum,
+           signal_count = EXCLUDED.signal_count, conflicts = EXCLUDED.conflicts, computed_at = EXCLUDED.computed_at`,
+    [JSON.stringify(scores), now.toISOString()],
+  );
+}
+
+async function addDocumentTallies(tx: SqlExecutor, out: StageOutput): Promise<void> {
+  const rows = out.documents
+    .flatMap(({ workspaceId, tallies }) => tallies.map((t) => ({ ws: workspaceId, ...t })))
+    .sort((a, b) => (a.ws === b.ws ? (a.documentId < b.documentId ? -1 : 1) : a.ws < b.ws ? -1 : 1));
+  if (rows.length === 0) return;
+  await tx.query(
+    `INSERT INTO document_effectiveness AS d (workspace_id, document_id, positive, negative, neutral, weighted_value, weight, error_category_counts, updated_at)
+     SELECT ws, "documentId", positive, negative, neutral, "weightedValue", weight, "errorCategoryCounts", now()
+       FROM json_to_recordset($1::json) AS x(ws text, "documentId" text, positive int, negative int, neutral int,
+            "weightedValue" double precision, weight double precision, "errorCategoryCounts" jsonb)
+     ON CONFLICT (workspace_id, document_id) DO UPDATE
+       SET positive = d.positive + EXCLUDED.positive, negative = d.negative + EXCLUDED.negative, neutral = d.neutral + EXCLUDED.neutral,
+           weighted_value = d.weighted_value + EXCLUDED.weighted_value, weight = d.weight + EXCLUDED.weight,
+           error_category_counts = (
+             SELECT COALESCE(jsonb_object_agg(key, total), '{}'::jsonb)
+               FROM (SELECT key, sum(value::int) AS total
+                       FROM (SELECT * FROM jsonb_each_text(d.error_category_counts)
+                             UNION ALL SELECT * FROM jsonb_each_text(EXCLUDED.error_category_counts)) AS both_counts
+                      GROUP BY key) AS summed),
+           updated_at = now()`,
+    [JSON.stringify(rows)],
+  );
+}
+
+async function markDirtyDays(tx: SqlExecutor, out: StageOutput): Promise<void> {
+  if (out.dirtyDays.length === 0) return;
+  const rows = [...out.dirtyDays].sort((a, b) => (a.workspaceId + a.day < b.workspaceId + b.day ? -1 : 1));
+  await tx.query(
+    `INSERT INTO rollup_dirty (workspace_id, day)
+     SELECT ws, day::date FROM json_to_recordset($1::json) AS x(ws text, day text)
+     ON CONFLICT (workspace_id, day) DO UPDATE SET marked_at = now()`,
+    [JSON.stringify(rows.map((d) => ({ ws: d.workspaceId, day: d.day })))],
+  );
+}
+
+async function insertEffects(tx: SqlExecutor, out: StageOutput, options: ProcessOptions): Promise<number | null> {
+  const counters = options.counters.kind === 'outbox' && Object.keys(out.counters).length > 0 ? out.counters : null;
+  const messages = options.stream && out.messages.length > 0 ? out.messages : null;
+  if (counters === null && messages === null) return null;
+  const [row] = await tx.query<{ id: number }>(
+    `INSERT INTO pipeline_effects (counters, messages, counters_done, messages_done) VALUES ($1::jsonb, $2::jsonb, $3, $4) RETURNING id`,
+    [JSON.stringify(counters), JSON.stringify(messages), counters === null, messages === null],
+  );
+  return row ? Number(row.id) : null;
+}
+
+/**
+ * Moves one event aside as failed, with its error, when its processing transaction fails for a
+ * reason of its own (a poison event): it leaves the outbox and never blocks the rest.
+ *
+ * @returns whether the event was still pending.
+ */
+export async function markEventFailed(db: SqlClient, [workspaceId, eventId]: EventKey, error: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const rows = await tx.query(
+      `WITH claimed AS (DELETE FROM pipeline_pending WHERE workspace_id = $1 AND event_id = $2 RETURNING workspace_id, event_id)
+       INSERT INTO feedback_signals (workspace_id, event_id, response_id, user_id, session_id, type, status, error, occurred_at)
+       SELECT e.workspace_id, e.id, e.response_id, e.user_id, e.session_id, e.type, 'failed', $3, e.occurred_at
+         FROM claimed c JOIN feedback_events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id
+       ON CONFLICT DO NOTHING RETURNING event_id`,
+      [workspaceId, eventId, error.slice(0, MAX_ERROR_LENGTH)],
+    );
+    return rows.length > 0;
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Daily rollups: recomputes feedback_metrics_daily for the days processing marked dirty. A day is
+ * recomputed whole from its counted signals, so re-runs are idempotent and a late event simply
+ * marks its day dirty again. Claiming a dirty day deletes its mark with SKIP LOCKED in the
+ * transaction that writes the rollup: one worker per day, and a failure puts the mark back.
+ */
+import { computeDailyMetrics, type DailyMetrics, type FeedbackEventType, type Polarity, type RollupRow } from '@feedloop/core';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+
+const DAYS_PER_RUN = 100;
+
+interface RollupInputRow {
+  event_id: string;
+  type: string;
+  payload: unknown;
+  polarity: string;
+  categories: string[];
+  value: number;
+  first_pass: boolean | null;
+  edit_distance: number | null;
+  occurred_at: Date;
+  response_id: string;
+  r_created_at: Date;
+  session_id: string | null;
+  agent: string | null;
+  model: string | null;
+  query_type: string | null;
+  experiment_id: string | null;
+  variant: string | null;
+}
+
+/**
+ * Rolls up dirty days until none is left or `maxDays` are done.
+ *
+ * @returns the days rolled up.
+ * @example
+ * await rollupDirtyDays(db) // [{ workspaceId: 'ws_1', day: '2026-11-22' }]
+ */
+export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number; now?: Date } = {}): Promise<Array<{ workspaceId: string; day: string }>> {
+  const done: Array<{ workspaceId: string; day: string }> = [];
+  const maxDays = options.maxDays ?? DAYS_PER_RUN;
+  while (done.length < maxDays) {
+    const day = await db.transaction(async (tx) => {
+      const [claimed] = await tx.query<{ workspace_id: string; day: string }>(
+        `DELETE FROM rollup_dirty WHERE (workspace_id, day) IN (
+           SELECT workspace_id, day FROM rollup_dirty ORDER BY marked_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING workspace_id, to_char(day, 'YYYY-MM-DD') AS day`,
+      );
+      if (!claimed) return undefined;
+      await rollupDay(tx, claimed.workspace_id, claimed.day, options.now ?? new Date());
+      return { workspaceId: claimed.workspace_id, day: claimed.day };
+    });
+    if (!day) break;
+    done.push(day);
+  }
+  return done;
+}
+
+/**
+ * Recomputes one workspace's day (UTC) from its counted, current signals.
+ *
+ * @example
+ * await db.transaction((tx) => rollupDay(tx, 'ws_1', '2026-11-22', new Date()));
+ */
+export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: string, now: Date): Promise<DailyMetrics[]> {
+  const rows = await tx.query<RollupInputRow>(
+    `SELECT s.event_id, s.type, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
+            s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id,
+            r.agent, r.model, r.query_type, r.experiment_id, r.variant
+       FROM feedback_signals s
+       JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id
+       JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
+      WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL
+        AND s.occurred_at >= $2::date AND s.occurred_at < $2::date + 1`,
+    [workspaceId, day],
+  );
+  const metrics = computeDailyMetrics(rows.map(toRollupRow));
+  await tx.query('DELETE FROM feedback_metrics_daily WHERE workspace_id = $1 AND day = $2::date', [workspaceId, day]);
+  if (metrics.length > 0) {
+    await tx.query(
+      `INSERT INTO feedback_metrics_daily (workspace_id, day, dimension, dimension_value, total_events, total_responses, total_sessions,
+              positive_ratings, negative_ratings, skipped_ratings, first_pass_acceptance_rate, average_edit_distance, error_category_counts,
+              avg_accuracy_score, avg_completeness_score, avg_style_match_score, positive_rate, correction_rate, escalation_rate,
+              avg_response_time_ms, avg_value, computed_at)
+       SELECT $2, $3::date, dimension, "dimensionValue", "totalEvents", "totalResponses", "totalSessions", "positiveRatings",
+              "negativeRatings", "skippedRatings", "firstPassAcceptanceRate", "averageEditDistance", "errorCategoryCounts",
+              "avgAccuracyScore", "avgCompletenessScore", "avgStyleMatchScore", "positiveRate", "correctionRate", "escalationRate",
+              "avgResponseTimeMs", "avgValue", $4::timestamptz
+         FROM json_to_recordset($1::json) AS x(dimension text, "dimensionValue" text, "totalEvents" int, "totalResponses" int,
+              "totalSessions" int, "positiveRatings" int, "negativeRatings" int, "skippedRatings" int, "firstPassAcceptanceRate" numeric,
+              "averageEditDistance" numeric, "errorCategoryCounts" jsonb, "avgAccuracyScore" numeric, "avgCompletenessScore" numeric,
+              "avgStyleMatchScore" numeric, "positiveRate" numeric, "correctionRate" numeric, "escalationRate" numeric,
+              "avgResponseTimeMs" double precision, "avgValue" double precision)`,
+      [JSON.stringify(metrics), workspaceId, day, now.toISOString()],
+    );
+  }
+  return metrics;
+}
+
+function toRollupRow(r: RollupInputRow): RollupRow {
+  return {
+    eventId: r.event_id,
+    type: r.type as FeedbackEventType,
+    payload: r.payload,
+    polarity: r.polarity as Polarity,
+    categories: r.categories,
+    value: r.value,
+    firstPass: r.first_pass,
+    editDistance: r.edit_distance,
+    occurredAt: r.occurred_at,
+    responseId: r.response_id,
+    responseCreatedAt: r.r_created_at,
+    sessionId: r.session_id,
+    agent: r.agent,
+    model: r.model,
+    queryType: r.query_type,
+    // A variant is named within its experiment, so two experiments' "B" stay apart.
+    variant: r.variant === null ? null : r.experiment_id === null ? r.variant : `${r.experiment_id}/${r.variant}`,
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * The stages between claim and write, composed: dedup → enrich → classify → weigh → learning
+ * signal, and what the apply and emit stages need from them (counter fields, document tallies,
+ * outbound messages, days to roll up, responses to rescore). Pure: the processing transaction
+ * loads its input and writes its output.
+ */
+import {
+  addCounterDeltas,
+  classify,
+  dedupStage,
+  documentTallies,
+  enrich,
+  learningSignal,
+  liveCounterFields,
+  utcDay,
+  weigh,
+  type Classification,
+  type CounterDeltas,
+  type DocumentTally,
+  type LearningSignal,
+} from '@feedloop/core';
+import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
+import type { ClaimedEvent } from './load-claimed.js';
+
+/** A row of feedback_signals. */
+export interface SignalRow {
+  workspace_id: string;
+  event_id: string;
+  response_id: string;
+  user_id: string | null;
+  session_id: string | null;
+  type: string;
+  status: 'counted' | 'dropped' | 'failed';
+  drop_reason: string | null;
+  error: string | null;
+  polarity: string | null;
+  severity: string | null;
+  categories: string[];
+  signal_class: string | null;
+  value: number | null;
+  weight: number | null;
+  first_pass: boolean | null;
+  learning_signal: LearningSignal | null;
+  occurred_at: string;
+}
+
+/** Everything a batch's processing transaction writes. */
+export interface StageOutput {
+  signals: SignalRow[];
+  counters: CounterDeltas;
+  /** Per workspace, sorted by document id. */
+  documents: Array<{ workspaceId: string; tallies: DocumentTally[] }>;
+  messages: OutboundMessage[];
+  dirtyDays: Array<{ workspaceId: string; day: string }>;
+  /** Responses whose composite score changes. */
+  responses: Array<{ workspaceId: string; responseId: string }>;
+}
+
+/** Errors are kept this long at most in feedback_signals. */
+export const MAX_ERROR_LENGTH = 2_000;
+
+/**
+ * Runs the stages over a batch. An event whose stages throw is marked `failed` with the error
+ * and never stops the others.
+ *
+ * @example
+ * const out = runStages(claimed, new Date());
+ * out.signals.length === claimed.length // one row per event, whatever became of it
+ */
+export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOutput {
+  const out: StageOutput = { signals: [], counters: {}, documents: [], messages: [], dirtyDays: [], responses: [] };
+  const docItems = new Map<string, Parameters<typeof documentTallies>[0][number][]>();
+  const dirty = new Set<string>();
+  const rescore = new Set<string>();
+
+  for (const c of claimed) {
+    const { event } = c;
+    const base = baseRow(c);
+    const receivedDay = utcDay(event.receivedAt);
+    const dedup = dedupStage(event);
+    if (!dedup.keep) {
+      out.signals.push({ ...base, status: 'dropped', drop_reason: dedup.reason });
+      addCounterDeltas(out.counters, event.workspaceId, receivedDay, liveCounterFields({ type: event.type, polarity: 'neutral', severity: 'none', status: 'dropped' }));
+      continue;
+    }
+    let classification: Classification;
+    let signal: LearningSignal;
+    let weight: number;
+    let sessionId: string | null;
+    let userId: string | null;
+    try {
+      if (!c.response) throw new Error(`response ${JSON.stringify(event.responseId)} not found in workspace ${event.workspaceId}`);
+      const enriched = enrich(event, c.response);
+      classification = classify(enriched, c.settings);
+      weight = weigh(classification, event.occurredAt, asOf, c.settings).base;
+      signal = learningSignal(enriched, classification);
+      ({ sessionId, userId } = enriched);
+    } catch (err) {
+      out.signals.push({ ...base, status: 'failed', error: String((err as Error).stack ?? err).slice(0, MAX_ERROR_LENGTH) });
+      continue;
+    }
+    out.signals.push({
+      ...base,
+      user_id: userId,
+      session_id: sessionId,
+      status: 'counted',
+      polarity: classification.polarity,
+      severity: classification.severity,
+      categories: classification.categories,
+      signal_class: classification.signalClass,
+      value: classification.value,
+      weight,
+      first_pass: classification.firstPass,
+      learning_signal: signal,
+    });
+    addCounterDeltas(
+      out.counters,
+      event.workspaceId,
+      receivedDay,
+      liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted' }),
+    );
+    if (c.documentIds.length > 0) {
+      const items = docItems.get(event.workspaceId) ?? [];
+      items.push({ documentIds: c.documentIds, polarity: classification.polarity, value: classification.value, weight, categories: classification.categories });
+      docItems.set(event.workspaceId, items);
+    }
+    out.messages.push(...messagesOf(c, classification, signal, weight, asOf));
+    const day = utcDay(event.occurredAt);
+    if (!dirty.has(`${event.workspaceId}\u0000${day}`)) {
+      dirty.add(`${event.workspaceId}\u0000${day}`);
+      out.dirtyDays.push({ workspaceId: event.workspaceId, day });
+    }
+    if (!rescore.has(`${event.workspaceId}\u0000${event.responseId}`)) {
+      rescore.add(`${event.workspaceId}\u0000${event.responseId}`);
+      out.responses.push({ workspaceId: event.workspaceId, responseId: event.responseId });
+    }
+  }
+  for (const [workspaceId, items] of docItems) out.documents.push({ workspaceId, tallies: documentTallies(items) });
+  return out;
+}
+
+function baseRow(c: ClaimedEvent): SignalRow {
+  const { event } = c;
+  return {
+    workspace_id: event.workspaceId,
+    event_id: event.id,
+    response_id: event.responseId,
+    user_id: event.userId,
+    session_id: event.sessionId,
+    type: event.type,
+    status: 'failed',
+    drop_reason: null,
+    error: null,
+    polarity: null,
+    severity: null,
+    categories: [],
+    signal_class: null,
+    value: null,
+    weight: null,
+    first_pass: null,
+    learning_signal: null,
+    occurred_at: event.occurredAt.toISOString(),
+  };
+}
+
+/** The `feedback.submitted` event (the ADR-016 event, with what the pipeline made of it) and the learning signal. */
+function messagesOf(c: ClaimedEvent, cls: Classification, signal: LearningSignal, weight: number, asOf: Date): OutboundMessage[] {
+  const { event } = c;
+  const createdAt = asOf.toISOString();
+  return [
+    {
+      id: outboundMessageId('feedback.submitted', event.id),
+      type: 'feedback.submitted',
+      workspaceId: event.workspaceId,
+      createdAt,
+      data: {
+        eventId: event.id,
+        responseId: event.responseId,
+        type: event.type,
+        source: event.source,
+        userId: event.userId,
+        sessionId: event.sessionId ?? c.response?.sessionId ?? null,
+        targetId: event.targetId,
+        payload: event.payload,
+        editDistance: event.editDistance,
+        occurredAt: event.occurredAt.toISOString(),
+        polarity: cls.polarity,
+        severity: cls.severity,
+        categories: cls.categories,
+        value: cls.value,
+        weight,
+      },
+    },
+    {
+      id: outboundMessageId('learning.signal', event.id),
+      type: 'learning.signal',
+      workspaceId: event.workspaceId,
+      createdAt,
+      data: { eventId: event.id, responseId: event.responseId, ...signal },
+    },
+  ];
+}

@@ -1,0 +1,34 @@
+/**
+ * The outbox sweep's query: events still unprocessed after the grace period (their job was lost,
+ * e.g. the queue was down when ingest committed). Taking them renews their age, a lease, so the
+ * next sweep does not enqueue them again while their new job waits.
+ */
+import type { SqlExecutor } from '../db/sql-client.js';
+import type { EventKey } from './pipeline-jobs.js';
+
+/**
+ * Takes up to `limit` events pending for longer than `graceMs`, oldest first.
+ *
+ * @example
+ * const keys = await takeStalePending(db, 10_000, 50_000); // [['ws_1', '0190…'], …]
+ */
+export async function takeStalePending(db: SqlExecutor, graceMs: number, limit: number): Promise<EventKey[]> {
+  const rows = await db.query<{ workspace_id: string; event_id: string }>(
+    `UPDATE pipeline_pending AS p SET created_at = now()
+       FROM (SELECT workspace_id, event_id FROM pipeline_pending
+              WHERE created_at < now() - $1 * interval '1 millisecond'
+              ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED) AS stale
+      WHERE p.workspace_id = stale.workspace_id AND p.event_id = stale.event_id
+      RETURNING p.workspace_id, p.event_id`,
+    [graceMs, limit],
+  );
+  return rows.map((r) => [r.workspace_id, r.event_id]);
+}
+
+/** How many events wait for processing, and how old the oldest is (ms). */
+export async function pendingBacklog(db: SqlExecutor): Promise<{ pending: number; oldestAgeMs: number | null }> {
+  const [row] = await db.query<{ n: number; oldest_ms: number | null }>(
+    `SELECT count(*)::int AS n, (extract(epoch FROM now() - min(created_at)) * 1000)::float8 AS oldest_ms FROM pipeline_pending`,
+  );
+  return { pending: row?.n ?? 0, oldestAgeMs: row?.oldest_ms ?? null };
+}
