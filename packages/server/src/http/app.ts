@@ -12,6 +12,7 @@ import { compatRoutes } from './routes/compat.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
 import { responseRoutes } from './routes/responses.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AppServices } from './services.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -77,6 +78,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(feedbackRoutes, services);
   await app.register(responseRoutes, services);
   await app.register(workspaceRoutes, services);
+  await app.register(webhookRoutes, services);
   await app.register(compatRoutes, services);
   return app;
 }

@@ -1,0 +1,228 @@
+/**
+ * Sends due webhook deliveries. Each call claims a batch of due pending rows with a lease (SKIP
+ * LOCKED, so concurrent callers in any number of processes take disjoint rows), POSTs each signed
+ * body, and records the outcome: delivered on a 2xx, otherwise another attempt after an
+ * exponential backoff, until it gives up.
+ *
+ * Default schedule (backoff 10 s, doubling, capped at 1 h, 15 attempts): retries after 10 s,
+ * 20 s, 40 s, 80 s, 160 s, 320 s, 640 s, 1280 s, 2560 s, then hourly; the 15th failed attempt,
+ * about 6.4 hours after the first, marks the delivery failed.
+ *
+ * Delivery is at least once: a 2xx is recorded right after it arrives, and a delivered row is
+ * never claimed again; only a crash (or a lost database) between the 2xx and that record sends
+ * it again once the lease ends. Receivers deduplicate on the message id.
+ */
+import type { SqlClient } from '../db/sql-client.js';
+import type { OutboundMessage } from './outbound-message.js';
+import { WEBHOOK_DELETED_ERROR } from './webhook-store.js';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhookBody } from './webhook-signature.js';
+
+/** Options of {@link deliverDueWebhooks}; every one has a default. */
+export interface DeliverOptions {
+  /** Only these deliveries (those of them that are due): the ones a transaction just queued. */
+  ids?: readonly number[];
+  /** Deliveries claimed by one call at most; default 100. */
+  limit?: number;
+  /** The clock; default the database's. Tests move it. */
+  now?: Date;
+  /** How long one POST may take, answer included; default 10 s. */
+  timeoutMs?: number;
+  /** Delay after the first failed attempt, doubled after each further one (capped at 1 h); default 10 s. */
+  backoffMs?: number;
+  /** Attempts before a delivery is marked failed; default 15. */
+  maxAttempts?: number;
+  /**
+   * How long a claim keeps other callers off the claimed rows; it must outlast the whole call.
+   * Default: one timeout per round of parallel POSTs the batch needs, plus one spare.
+   */
+  leaseMs?: number;
+  /** The HTTP client; default the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** What one call did. */
+export interface DeliverReport {
+  /** Answered 2xx. */
+  delivered: number;
+  /** Failed this time; another attempt is scheduled. */
+  retried: number;
+  /** Given up: attempts exhausted, or the webhook was deleted. */
+  failed: number;
+}
+
+const DEFAULT_LIMIT = 100;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_BACKOFF_MS = 10_000;
+const DEFAULT_MAX_ATTEMPTS = 15;
+/** The longest wait between two attempts. */
+const MAX_BACKOFF_MS = 3_600_000;
+/** POSTs in flight at once per call; deliveries of one webhook may go concurrently. */
+const PARALLEL_POSTS = 8;
+/** `last_error` is for people reading the log; a long error says no more past this. */
+const MAX_ERROR_LENGTH = 500;
+const USER_AGENT = 'feedloop-webhooks/1';
+const HTTP_OK_MIN = 200;
+const HTTP_OK_MAX = 299;
+
+interface ClaimedRow {
+  id: number;
+  message_id: string;
+  event_type: string;
+  body: OutboundMessage;
+  attempts: number;
+  url: string | null;
+  secret: string | null;
+  deleted: boolean;
+}
+
+type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+
+/**
+ * The delay before the attempt after failed attempt number `attempts` (1-based).
+ *
+ * @example
+ * retryDelayMs(1, 10_000) // 10_000
+ * retryDelayMs(3, 10_000) // 40_000
+ * retryDelayMs(20, 10_000) // 3_600_000
+ */
+export function retryDelayMs(attempts: number, backoffMs: number): number {
+  return Math.min(backoffMs * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+}
+
+/** The rows a call sends: due, pending, not leased by another caller; leased to this one on return. */
+async function claim(db: SqlClient, options: { ids: readonly number[] | undefined; limit: number; now: Date | undefined; leaseMs: number }): Promise<ClaimedRow[]> {
+  // The clock is the database's unless the caller gives one, so rows queued with `now()` are due
+  // by the same clock that checks them, whatever the skew between this host and the database.
+  return db.query<ClaimedRow>(
+    `WITH due AS (
+       SELECT d.id, w.url, w.secret, (w.id IS NULL OR w.deleted_at IS NOT NULL) AS deleted
+         FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending'
+          AND d.next_attempt_at <= COALESCE($1::timestamptz, now())
+          AND (d.lease_until IS NULL OR d.lease_until < COALESCE($1::timestamptz, now()))
+          AND ($2::bigint[] IS NULL OR d.id = ANY ($2::bigint[]))
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT $3
+        FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE webhook_deliveries d
+        SET lease_until = COALESCE($1::timestamptz, now()) + $4::double precision * interval '1 millisecond'
+       FROM due
+      WHERE d.id = due.id
+     RETURNING d.id, d.message_id, d.event_type, d.body, d.attempts, due.url, due.secret, due.deleted`,
+    [options.now ?? null, options.ids ?? null, options.limit, options.leaseMs],
+  );
+}
+
+/** POSTs one delivery and tells how it went; never throws. */
+async function post(row: ClaimedRow & { url: string; secret: string }, fetchImpl: typeof fetch, timeoutMs: number): Promise<Outcome> {
+  // Serialized once: the signature covers exactly the bytes sent.
+  const body = JSON.stringify(row.body);
+  try {
+    const res = await fetchImpl(row.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        [SIGNATURE_HEADER]: signWebhookBody(row.secret, body),
+        [EVENT_HEADER]: row.event_type,
+        [DELIVERY_HEADER]: String(row.id),
+      },
+      body,
+      // A redirect is an answer of the receiver's, not a place to resend a signed body to.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    // The answer's body is not read: a receiver could send any amount of it.
+    await res.body?.cancel().catch(() => undefined);
+    if (res.status >= HTTP_OK_MIN && res.status <= HTTP_OK_MAX) return { ok: true, status: res.status };
+    return { ok: false, status: res.status, error: `HTTP ${res.status}` };
+  } catch (err) {
+    return { ok: false, status: null, error: describeFailure(err, timeoutMs) };
+  }
+}
+
+/** A fetch failure in a few words: undici hides the useful part (ECONNREFUSED …) in `cause`. */
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; message?: string; cause?: { message?: string } };
+  if (e.name === 'TimeoutError') return `timeout after ${timeoutMs} ms`;
+  const text = e.cause?.message ? `${e.message ?? 'error'}: ${e.cause.message}` : (e.message ?? String(err));
+  return text.slice(0, MAX_ERROR_LENGTH);
+}
+
+/**
+ * Sends the due pending deliveries (or only `options.ids`, when due) and records each outcome.
+ * Safe to run concurrently from any number of callers and processes: a delivery is claimed by
+ * one of them at a time and never sent again once delivered. Throws only when the database
+ * does; rows it could not record stay leased and are tried again when the lease ends.
+ *
+ * @example
+ * const { delivered, retried, failed } = await deliverDueWebhooks(db, { ids: newDeliveryIds });
+ */
+export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions = {}): Promise<DeliverReport> {
+  const report: DeliverReport = { delivered: 0, retried: 0, failed: 0 };
+  if (options.ids?.length === 0) return report;
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const leaseMs = options.leaseMs ?? (Math.ceil(limit / PARALLEL_POSTS) + 1) * timeoutMs;
+  const fetchImpl = options.fetch ?? fetch;
+  const now = options.now;
+
+  const rows = await claim(db, { ids: options.ids, limit, now, leaseMs });
+
+  const record = async (row: ClaimedRow): Promise<void> => {
+    if (row.deleted || row.url === null || row.secret === null) {
+      await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_error = $2, lease_until = NULL WHERE id = $1 AND status = 'pending'`, [
+        row.id,
+        WEBHOOK_DELETED_ERROR,
+      ]);
+      report.failed++;
+      return;
+    }
+    const outcome = await post({ ...row, url: row.url, secret: row.secret }, fetchImpl, timeoutMs);
+    if (outcome.ok) {
+      // Not guarded on 'pending': a delivery failed by a concurrent webhook delete was still sent.
+      await db.query(
+        `UPDATE webhook_deliveries
+            SET status = 'delivered', attempts = attempts + 1, last_status_code = $2, last_error = NULL,
+                delivered_at = COALESCE($3::timestamptz, now()), lease_until = NULL
+          WHERE id = $1 AND status <> 'delivered'`,
+        [row.id, outcome.status, now ?? null],
+      );
+      report.delivered++;
+      return;
+    }
+    const attempts = row.attempts + 1;
+    const giveUp = attempts >= maxAttempts;
+    await db.query(
+      `UPDATE webhook_deliveries
+          SET status = $2, attempts = attempts + 1, last_status_code = $3, last_error = $4,
+              next_attempt_at = COALESCE($5::timestamptz, now()) + $6::double precision * interval '1 millisecond', lease_until = NULL
+        WHERE id = $1 AND status = 'pending'`,
+      [row.id, giveUp ? 'failed' : 'pending', outcome.status, outcome.error, now ?? null, giveUp ? 0 : retryDelayMs(attempts, backoffMs)],
+    );
+    if (giveUp) report.failed++;
+    else report.retried++;
+  };
+
+  // A fixed number of lanes pull from the batch; a database error stops the lanes from taking
+  // more and is thrown once every POST in flight is recorded (nothing is left running).
+  let next = 0;
+  let dbError: unknown;
+  const lane = async (): Promise<void> => {
+    while (dbError === undefined) {
+      const row = rows[next++];
+      if (!row) return;
+      try {
+        await record(row);
+      } catch (err) {
+        dbError ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_POSTS, rows.length) }, lane));
+  if (dbError !== undefined) throw dbError;
+  return report;
+}

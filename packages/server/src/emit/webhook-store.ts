@@ -1,0 +1,204 @@
+/**
+ * Webhook subscriptions and their delivery log in SQL: the CRUD behind `/v1/webhooks`, and
+ * {@link createDeliveries}, which the processing transaction calls to queue one delivery per
+ * subscribed webhook and message.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { SqlExecutor } from '../db/sql-client.js';
+import type { OutboundEventType, OutboundMessage } from './outbound-message.js';
+
+/** A webhook as listings show it: never its secret. */
+export interface WebhookInfo {
+  /** `wh_` and a uuid v7. */
+  id: string;
+  url: string;
+  events: OutboundEventType[];
+  createdAt: Date;
+}
+
+/** A webhook just created: the only time its secret is shown. */
+export interface CreatedWebhook extends WebhookInfo {
+  secret: string;
+}
+
+/** Where a delivery stands: `pending` (waiting for its next attempt), `delivered`, `failed` (gave up). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One delivery in the log of a webhook. */
+export interface DeliveryInfo {
+  id: number;
+  messageId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  /** When the next attempt is due; `null` once the delivery is delivered or failed. */
+  nextAttemptAt: Date | null;
+}
+
+/** The reason a delivery of a deleted webhook is failed with, unsent. */
+export const WEBHOOK_DELETED_ERROR = 'webhook deleted';
+
+const WEBHOOK_ID_PREFIX = 'wh_';
+
+interface WebhookRow {
+  id: string;
+  url: string;
+  events: OutboundEventType[];
+  created_at: Date;
+}
+
+interface DeliveryRow {
+  id: number;
+  message_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  next_attempt_at: Date;
+}
+
+const toWebhookInfo = (r: WebhookRow): WebhookInfo => ({ id: r.id, url: r.url, events: r.events, createdAt: r.created_at });
+
+const toDeliveryInfo = (r: DeliveryRow): DeliveryInfo => ({
+  id: r.id,
+  messageId: r.message_id,
+  eventType: r.event_type,
+  status: r.status,
+  attempts: r.attempts,
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+  deliveredAt: r.delivered_at,
+  nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
+});
+
+/**
+ * Subscribes `url` to `events` of a workspace. `events` should be deduplicated by the caller;
+ * the secret is stored as given because every delivery is signed with it.
+ *
+ * @example
+ * const wh = await createWebhook(db, ws, { url: 'https://example.com/hook', events: ['learning.signal'], secret });
+ */
+export async function createWebhook(
+  db: SqlExecutor,
+  workspaceId: string,
+  input: { url: string; events: readonly OutboundEventType[]; secret: string },
+): Promise<CreatedWebhook> {
+  const [row] = await db.query<WebhookRow>(
+    `INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4::text[], $5)
+     RETURNING id, url, events, created_at`,
+    [WEBHOOK_ID_PREFIX + uuidv7(), workspaceId, input.url, input.events, input.secret],
+  );
+  if (!row) throw new Error('INSERT … RETURNING gave no row');
+  return { ...toWebhookInfo(row), secret: input.secret };
+}
+
+/**
+ * The live webhooks of a workspace, oldest first.
+ *
+ * @example
+ * await listWebhooks(db, ws) // [{ id: 'wh_…', url, events, createdAt }]
+ */
+export async function listWebhooks(db: SqlExecutor, workspaceId: string): Promise<WebhookInfo[]> {
+  const rows = await db.query<WebhookRow>(
+    `SELECT id, url, events, created_at FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id`,
+    [workspaceId],
+  );
+  return rows.map(toWebhookInfo);
+}
+
+/**
+ * One live webhook of a workspace; `undefined` when it is unknown, deleted, or another
+ * workspace's.
+ *
+ * @example
+ * await findWebhook(db, ws, 'wh_0190…')
+ */
+export async function findWebhook(db: SqlExecutor, workspaceId: string, id: string): Promise<WebhookInfo | undefined> {
+  const [row] = await db.query<WebhookRow>(
+    `SELECT id, url, events, created_at FROM webhooks WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    [workspaceId, id],
+  );
+  return row ? toWebhookInfo(row) : undefined;
+}
+
+/**
+ * Deletes a webhook: it gets no new deliveries, and its pending ones are failed unsent in the
+ * same statement (the delivery worker also refuses any that a concurrent transaction adds).
+ * The row and its log are kept. Returns false when there was no such live webhook.
+ *
+ * @example
+ * await deleteWebhook(db, ws, 'wh_0190…') // true
+ */
+export async function deleteWebhook(db: SqlExecutor, workspaceId: string, id: string): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `WITH gone AS (
+       UPDATE webhooks SET deleted_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id
+     ), unsent AS (
+       UPDATE webhook_deliveries d SET status = 'failed', last_error = $3, lease_until = NULL
+         FROM gone WHERE d.webhook_id = gone.id AND d.status = 'pending'
+     )
+     SELECT id FROM gone`,
+    [workspaceId, id, WEBHOOK_DELETED_ERROR],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The deliveries of one webhook, newest first, `limit` at a time; pass the last page's
+ * `beforeId` to go on. `nextBeforeId` is `null` on the last page.
+ *
+ * @example
+ * const page = await listDeliveries(db, ws, 'wh_0190…', undefined, 50);
+ */
+export async function listDeliveries(
+  db: SqlExecutor,
+  workspaceId: string,
+  webhookId: string,
+  beforeId: number | undefined,
+  limit: number,
+): Promise<{ deliveries: DeliveryInfo[]; nextBeforeId: number | null }> {
+  const rows = await db.query<DeliveryRow>(
+    `SELECT id, message_id, event_type, status, attempts, last_status_code, last_error, created_at, delivered_at,
+            next_attempt_at
+       FROM webhook_deliveries
+      WHERE workspace_id = $1 AND webhook_id = $2 AND ($3::bigint IS NULL OR id < $3::bigint)
+      ORDER BY id DESC LIMIT $4`,
+    [workspaceId, webhookId, beforeId ?? null, limit + 1],
+  );
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { deliveries: page.map(toDeliveryInfo), nextBeforeId: rows.length > limit && last ? last.id : null };
+}
+
+/**
+ * Queues the deliveries of processed messages: one pending row per (live webhook of the
+ * message's workspace subscribed to its type, message), all in one statement. A message a webhook
+ * already has a row for gets none (a replayed event queues nothing), so it is safe to call again
+ * with the same messages. Returns the ids of the new rows, to hand to the delivery worker.
+ *
+ * @example
+ * const ids = await db.transaction((tx) => createDeliveries(tx, messages));
+ * await deliverDueWebhooks(db, { ids });
+ */
+export async function createDeliveries(tx: SqlExecutor, messages: readonly OutboundMessage[]): Promise<number[]> {
+  if (messages.length === 0) return [];
+  const records = messages.map((m) => ({ id: m.id, type: m.type, workspace_id: m.workspaceId, body: m }));
+  const rows = await tx.query<{ id: number }>(
+    `INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, body)
+     SELECT w.id, m.workspace_id, m.id, m.type, m.body
+       FROM json_to_recordset($1::json) AS m (id text, type text, workspace_id text, body jsonb)
+       JOIN webhooks w ON w.workspace_id = m.workspace_id AND w.deleted_at IS NULL AND m.type = ANY (w.events)
+     ON CONFLICT (webhook_id, message_id) DO NOTHING
+     RETURNING id`,
+    [JSON.stringify(records)],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectNatsSink } from '../src/emit/nats-sink.js';
+import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '../src/emit/outbound-message.js';
+import { streamSubject, type StreamSink } from '../src/emit/stream-sink.js';
+import { serviceAvailable } from './harness.js';
+
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+const natsUp = await serviceAvailable('NATS', async () => {
+  const nc = await connect({ servers: NATS_URL, timeout: 2_000 });
+  await nc.close();
+});
+
+function message(workspaceId: string, type: OutboundEventType): OutboundMessage {
+  const eventId = `ev-${randomBytes(6).toString('hex')}`;
+  return { id: outboundMessageId(type, eventId), type, workspaceId, createdAt: new Date().toISOString(), data: { eventId, value: 0.5 } };
+}
+
+describe('stream subjects', () => {
+  it('is <prefix>.<workspace token>.<type>, the workspace id made one safe token', () => {
+    expect(streamSubject({ workspaceId: 'ws_1-A', type: 'feedback.submitted' })).toBe('feedloop.ws_1-A.feedback.submitted');
+    expect(streamSubject({ workspaceId: 'a.b*c>d e', type: 'learning.signal' })).toBe('feedloop.a_b_c_d_e.learning.signal');
+    expect(streamSubject({ workspaceId: 'ws', type: 'learning.signal' }, 'test')).toBe('test.ws.learning.signal');
+  });
+});
+
+// Each run has its own stream and subject prefix (two streams may not share subjects), deleted at the end.
+describe.skipIf(!natsUp)('NATS JetStream sink', () => {
+  const suffix = randomBytes(4).toString('hex');
+  const stream = `FLTEST_${suffix.toUpperCase()}`;
+  const subjectPrefix = `fltest_${suffix}`;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let sink: StreamSink;
+  const created: string[] = [];
+
+  beforeAll(async () => {
+    nc = await connect({ servers: NATS_URL });
+    jsm = await jetstreamManager(nc);
+    sink = await connectNatsSink(NATS_URL, { stream, subjectPrefix, duplicateWindowMs: 60_000 });
+    created.push(stream);
+  });
+  afterAll(async () => {
+    await sink.close();
+    for (const name of created) await jsm.streams.delete(name).catch(() => false);
+    await nc.close();
+  });
+
+  it('creates the stream on the prefix with the duplicate window', async () => {
+    const info = await jsm.streams.info(stream);
+    expect(info.config.subjects).toEqual([`${subjectPrefix}.>`]);
+    expect(info.config.duplicate_window).toBe(nanos(60_000));
+    expect(sink.kind).toBe('nats');
+  });
+
+  it('publishes each message as JSON on its subject', async () => {
+    const a = message('ws.one', 'feedback.submitted');
+    const b = message('ws-two', 'learning.signal');
+    const before = (await jsm.streams.info(stream)).state.last_seq;
+    await sink.publish([a, b]);
+    const stored = await Promise.all([before + 1, before + 2].map((seq) => jsm.streams.getMessage(stream, { seq })));
+    const bySubject = new Map(stored.map((m) => [m?.subject, m?.json<OutboundMessage>()]));
+    expect(bySubject.get(`${subjectPrefix}.ws_one.feedback.submitted`)).toEqual(a);
+    expect(bySubject.get(`${subjectPrefix}.ws-two.learning.signal`)).toEqual(b);
+    expect(stored.map((m) => m?.header.get('Nats-Msg-Id')).sort()).toEqual([a.id, b.id].sort());
+  });
+
+  it('stores a message published twice once', async () => {
+    const m = message('ws-dup', 'learning.signal');
+    const before = (await jsm.streams.info(stream)).state.messages;
+    await sink.publish([m]);
+    await sink.publish([m, m]);
+    expect((await jsm.streams.info(stream)).state.messages).toBe(before + 1);
+  });
+
+  it('leaves an existing stream as it is', async () => {
+    const other = `${stream}_X`;
+    const otherPrefix = `${subjectPrefix}x`;
+    await jsm.streams.add({ name: other, subjects: [`${otherPrefix}.>`], duplicate_window: nanos(5_000) });
+    created.push(other);
+    const second = await connectNatsSink(NATS_URL, { stream: other, subjectPrefix: otherPrefix });
+    try {
+      await second.publish([message('ws', 'feedback.submitted')]);
+      const info = await jsm.streams.info(other);
+      expect(info.config.duplicate_window).toBe(nanos(5_000));
+      expect(info.state.messages).toBe(1);
+    } finally {
+      await second.close();
+      await second.close();
+    }
+  });
+
+  it('rejects a publish nothing stores, so the caller retries', async () => {
+    const lost = await connectNatsSink(NATS_URL, { stream: `${stream}_L`, subjectPrefix: `${subjectPrefix}l` });
+    created.push(`${stream}_L`);
+    await jsm.streams.delete(`${stream}_L`);
+    try {
+      await expect(lost.publish([message('ws', 'learning.signal')])).rejects.toThrow();
+    } finally {
+      await lost.close();
+    }
+  });
+});
