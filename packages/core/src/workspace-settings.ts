@@ -1,8 +1,31 @@
 /**
  * Per-workspace settings with their defaults in one place (the seeds' numbers: a 24 h feedback
- * window and 10 submissions a minute per IP from Phase 4.1; a 10 s dedup window).
+ * window and 10 submissions a minute per IP from Phase 4.1; a 10 s dedup window; ADR-004's signal
+ * weights), plus the knobs of the signal pipeline: decay, heavy edits and conflict discounts.
  */
 import { z } from 'zod';
+import { DEFAULT_SIGNAL_WEIGHTS } from './signals/signal-weights.js';
+import { SIGNAL_CLASSES, type SignalClass } from './signals/signal-types.js';
+
+/** The largest weight a workspace may give a signal class (ten times an explicit positive). */
+export const MAX_SIGNAL_WEIGHT = 10;
+/** Default half-life of a signal's weight: a month-old signal counts half. */
+export const DEFAULT_DECAY_HALF_LIFE_DAYS = 30;
+/** The longest half-life a workspace may set (about ten years: practically no decay). */
+export const MAX_DECAY_HALF_LIFE_DAYS = 3650;
+/** Default share of changed characters (percent) from which an edit or correction is heavy. */
+export const DEFAULT_HEAVY_EDIT_PERCENT = 30;
+/** Default factor applied to an earlier signal that a later one by the same user contradicts. */
+export const DEFAULT_CONFLICT_DISCOUNT = 0.5;
+
+const signalWeightValue = z.number().min(0).max(MAX_SIGNAL_WEIGHT);
+/** Overrides for some signal classes; unknown class names are refused. */
+const signalWeightOverrides = z.partialRecord(z.enum(SIGNAL_CLASSES), signalWeightValue);
+
+/** Overrides merged over ADR-004's defaults, so every class has a weight. */
+function withDefaultWeights(overrides: Partial<Record<SignalClass, number>>): Record<SignalClass, number> {
+  return { ...DEFAULT_SIGNAL_WEIGHTS, ...overrides };
+}
 
 const fields = {
   feedbackWindowHours: z.number().positive().max(24 * 365)
@@ -11,6 +34,14 @@ const fields = {
     .describe('The same user, response, type and payload within this many seconds is a duplicate'),
   publicRateLimitPerMinute: z.number().int().min(1).max(1_000_000)
     .describe('Feedback submissions per minute per client IP with a public key'),
+  signalWeights: signalWeightOverrides.transform(withDefaultWeights)
+    .describe(`Weight per signal class (0-${MAX_SIGNAL_WEIGHT}); classes left out take the ADR-004 defaults`),
+  decayHalfLifeDays: z.number().positive().max(MAX_DECAY_HALF_LIFE_DAYS)
+    .describe('A signal this many days old counts half; twice as old, a quarter'),
+  heavyEditPercent: z.number().int().min(1).max(100)
+    .describe('An edit or correction changing at least this percentage of characters is heavy'),
+  conflictDiscount: z.number().min(0).max(1)
+    .describe("Factor on a user's earlier signal that their later signal contradicts"),
 };
 
 /** Workspace settings; every field has a default, so `{}` is a valid settings object. */
@@ -18,13 +49,27 @@ export const workspaceSettingsSchema = z.strictObject({
   feedbackWindowHours: fields.feedbackWindowHours.default(24),
   dedupWindowSeconds: fields.dedupWindowSeconds.default(10),
   publicRateLimitPerMinute: fields.publicRateLimitPerMinute.default(10),
+  // prefault, not default: the empty override record goes through the merge with the defaults.
+  signalWeights: fields.signalWeights.prefault({}),
+  decayHalfLifeDays: fields.decayHalfLifeDays.default(DEFAULT_DECAY_HALF_LIFE_DAYS),
+  heavyEditPercent: fields.heavyEditPercent.default(DEFAULT_HEAVY_EDIT_PERCENT),
+  conflictDiscount: fields.conflictDiscount.default(DEFAULT_CONFLICT_DISCOUNT),
 });
 
-/** A change to settings: only the fields given change (no defaults filled in). */
+/**
+ * A change to settings: only the fields given change (no defaults filled in). `signalWeights` is
+ * the exception: it is the whole weight table, so a partial record comes out with the classes it
+ * leaves out at their defaults (the store replaces top-level fields, so this is what a stored
+ * partial would resolve to anyway).
+ */
 export const workspaceSettingsPatchSchema = z.strictObject({
   feedbackWindowHours: fields.feedbackWindowHours.optional(),
   dedupWindowSeconds: fields.dedupWindowSeconds.optional(),
   publicRateLimitPerMinute: fields.publicRateLimitPerMinute.optional(),
+  signalWeights: fields.signalWeights.optional(),
+  decayHalfLifeDays: fields.decayHalfLifeDays.optional(),
+  heavyEditPercent: fields.heavyEditPercent.optional(),
+  conflictDiscount: fields.conflictDiscount.optional(),
 });
 
 /** Settings as stored or sent: any field may be absent. */
@@ -33,11 +78,26 @@ export type WorkspaceSettingsInput = z.input<typeof workspaceSettingsSchema>;
 export type WorkspaceSettings = z.output<typeof workspaceSettingsSchema>;
 
 /**
- * Settings with defaults filled in; invalid stored values fall back to the defaults field by field,
- * so a bad row never stops ingest.
+ * Stored weight overrides merged over the defaults class by class: a bad weight for one class
+ * falls back to that class's default without dropping the others' overrides.
+ */
+function resolveSignalWeights(stored: unknown): Record<SignalClass, number> {
+  const out = withDefaultWeights({});
+  if (stored === null || typeof stored !== 'object') return out;
+  for (const signalClass of SIGNAL_CLASSES) {
+    const parsed = signalWeightValue.safeParse((stored as Record<string, unknown>)[signalClass]);
+    if (parsed.success) out[signalClass] = parsed.data;
+  }
+  return out;
+}
+
+/**
+ * Settings with defaults filled in; invalid stored values fall back to the defaults field by field
+ * (and signal weights class by class), so a bad row never stops ingest.
  *
  * @example
  * resolveWorkspaceSettings({ dedupWindowSeconds: 30 }).feedbackWindowHours // 24
+ * resolveWorkspaceSettings({ signalWeights: { retry: 2 } }).signalWeights.abandonment // 0.3
  */
 export function resolveWorkspaceSettings(stored: unknown): WorkspaceSettings {
   const defaults = workspaceSettingsSchema.parse({});
@@ -45,6 +105,10 @@ export function resolveWorkspaceSettings(stored: unknown): WorkspaceSettings {
   const out: Record<string, unknown> = { ...defaults };
   for (const [key, field] of Object.entries(workspaceSettingsSchema.shape)) {
     const value = (stored as Record<string, unknown>)[key];
+    if (key === 'signalWeights') {
+      out[key] = resolveSignalWeights(value);
+      continue;
+    }
     const parsed = field.safeParse(value);
     if (value !== undefined && parsed.success) out[key] = parsed.data;
   }

@@ -66,8 +66,9 @@ describe('content identity and vote slots', () => {
 
 describe('resolveWorkspaceSettings', () => {
   it('fills defaults and ignores bad stored values field by field', () => {
-    expect(resolveWorkspaceSettings(null)).toEqual({ feedbackWindowHours: 24, dedupWindowSeconds: 10, publicRateLimitPerMinute: 10 });
-    expect(resolveWorkspaceSettings({ dedupWindowSeconds: 30, publicRateLimitPerMinute: -5 })).toEqual({
+    // The signal pipeline's settings are checked in full in workspace-settings.test.ts.
+    expect(resolveWorkspaceSettings(null)).toMatchObject({ feedbackWindowHours: 24, dedupWindowSeconds: 10, publicRateLimitPerMinute: 10 });
+    expect(resolveWorkspaceSettings({ dedupWindowSeconds: 30, publicRateLimitPerMinute: -5 })).toMatchObject({
       feedbackWindowHours: 24,
       dedupWindowSeconds: 30,
       publicRateLimitPerMinute: 10,

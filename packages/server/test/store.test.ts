@@ -60,11 +60,11 @@ for (const backend of BACKENDS) {
       expect(a.created).toBe(true);
       expect(b).toMatchObject({ created: false, workspace: { id: a.workspace.id } });
       expect(c.workspace.id).not.toBe(a.workspace.id);
-      expect(a.workspace.settings).toEqual({ feedbackWindowHours: 24, dedupWindowSeconds: 30, publicRateLimitPerMinute: 10 });
+      expect(a.workspace.settings).toMatchObject({ feedbackWindowHours: 24, dedupWindowSeconds: 30, publicRateLimitPerMinute: 10 });
       expect((await findWorkspace(db, a.workspace.id))?.name).toBe('support');
       expect((await findWorkspace(db, 'support', 'acme'))?.id).toBe(c.workspace.id);
       const updated = await updateWorkspaceSettings(db, a.workspace.id, { feedbackWindowHours: 72 });
-      expect(updated.settings).toEqual({ feedbackWindowHours: 72, dedupWindowSeconds: 30, publicRateLimitPerMinute: 10 });
+      expect(updated.settings).toMatchObject({ feedbackWindowHours: 72, dedupWindowSeconds: 30, publicRateLimitPerMinute: 10 });
       expect((await listWorkspaces(db)).map((w) => w.id)).toEqual(expect.arrayContaining([a.workspace.id, c.workspace.id]));
     });
 
