@@ -30,6 +30,7 @@ const envSchema = z.object({
   FEEDLOOP_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   NATS_URL: optionalString,
   FEEDLOOP_NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/).default('FEEDLOOP'),
+  FEEDLOOP_NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/).default('feedloop'),
   FEEDLOOP_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('feedloop'),
   FEEDLOOP_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   FEEDLOOP_PIPELINE_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
@@ -63,6 +64,8 @@ export interface Config {
   readonly natsUrl: string | undefined;
   /** The JetStream stream (created when missing) that holds `feedloop.>` subjects. */
   readonly natsStream: string;
+  /** Subjects are `<prefix>.<workspaceId>.feedback.submitted` and `….learning.signal`. */
+  readonly natsSubjectPrefix: string;
   /** Prefix of every Redis key feedloop makes (queues, counters, rate limits): several deployments can share a Redis. */
   readonly redisPrefix: string;
   /** Pipeline jobs a worker process runs at once. */
@@ -111,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     writeConcurrency: e.DATABASE_URL ? (e.FEEDLOOP_WRITE_CONCURRENCY ?? 2) : 1,
     natsUrl: e.NATS_URL,
     natsStream: e.FEEDLOOP_NATS_STREAM,
+    natsSubjectPrefix: e.FEEDLOOP_NATS_SUBJECT_PREFIX,
     redisPrefix: e.FEEDLOOP_REDIS_PREFIX,
     workerConcurrency: e.FEEDLOOP_WORKER_CONCURRENCY,
     pipelineBatch: e.FEEDLOOP_PIPELINE_BATCH,

@@ -4,6 +4,7 @@
  * finish in-flight writes and jobs before closing.
  */
 import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
 import type { Config } from './config.js';
 import { migrate, type MigrationReport } from './db/migrate.js';
@@ -40,6 +41,8 @@ export interface RunningServer {
 export interface ServiceParts {
   queue?: JobQueue<PipelineJobs>;
   sink?: StreamSink;
+  /** Where the pipeline reports batches (debug) and steps left for the sweep (warn). */
+  log?: Pick<Logger, 'debug' | 'warn'>;
 }
 
 /**
@@ -75,8 +78,12 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
         metrics.pipelineEvents.inc({ status: 'dropped' }, report.dropped);
         metrics.pipelineEvents.inc({ status: 'failed' }, report.failed);
         metrics.pipelineBatchSeconds.observe(ms / 1000);
+        parts.log?.debug({ ...report, ms: Math.round(ms) }, 'batch processed');
       },
-      error: (where) => metrics.pipelineErrors.inc({ where }),
+      error: (where, err) => {
+        metrics.pipelineErrors.inc({ where });
+        parts.log?.warn({ where, err }, 'pipeline step left for the sweep');
+      },
     },
   });
   const services: AppServices = {
@@ -97,9 +104,9 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
   };
 }
 
-/** Connects the stream sink when `NATS_URL` is set. */
-async function openSink(config: Config): Promise<StreamSink | undefined> {
-  return config.natsUrl ? connectNatsSink(config.natsUrl, { stream: config.natsStream }) : undefined;
+/** Connects the stream sink when `NATS_URL` is set (creating its stream when missing). */
+export async function openSink(config: Config): Promise<StreamSink | undefined> {
+  return config.natsUrl ? connectNatsSink(config.natsUrl, { stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix }) : undefined;
 }
 
 /**
@@ -116,7 +123,7 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
     const migrations = await migrate(db);
     const report = await bootstrap(db, config);
     sink = await openSink(config);
-    const { services, close } = createServices(config, db, sink ? { sink } : {});
+    const { services, close } = createServices(config, db, { log: pino({ level: config.logLevel }), ...(sink ? { sink } : {}) });
     if (options.worker !== false || !config.redisUrl) await services.pipeline.startWorker();
     const app = await buildApp(services, options);
     const url = await app.listen({ port: config.port, host: config.host });
@@ -169,7 +176,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   try {
     const migrations = await migrate(db);
     sink = await openSink(config);
-    const { services, close } = createServices(config, db, sink ? { sink } : {});
+    const { services, close } = createServices(config, db, { log: pino({ level: config.logLevel }), ...(sink ? { sink } : {}) });
     await services.pipeline.startWorker();
     let closing: Promise<void> | undefined;
     return {

@@ -20,8 +20,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('feedloop CLI (embedded database)', () => {
   it('migrates, then reports it is up to date', () => {
-    expect(feedloop('migrate').stdout).toMatch(/applied 1_init/);
-    expect(feedloop('migrate').stdout).toMatch(/up to date \(version 1\)/);
+    expect(feedloop('migrate').stdout).toMatch(/applied 1_init, 2_pipeline/);
+    expect(feedloop('migrate').stdout).toMatch(/up to date \(version 2\)/);
+  });
+
+  it('refuses to run a worker alone on the embedded database, saying why', () => {
+    const r = feedloop('worker');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/feedloop worker needs DATABASE_URL and REDIS_URL/);
   });
 
   it('creates and lists workspaces, idempotently by name', () => {

@@ -15,7 +15,7 @@ import { openPostgres } from '../src/db/postgres-client.js';
 import type { SqlClient } from '../src/db/sql-client.js';
 import { buildApp } from '../src/http/app.js';
 import type { AppServices } from '../src/http/services.js';
-import { createServices } from '../src/server.js';
+import { createServices, openSink } from '../src/server.js';
 import { createApiKey } from '../src/store/api-keys.js';
 import { createWorkspace } from '../src/store/workspaces.js';
 
@@ -137,7 +137,8 @@ export async function startTestApp(database: TestDatabase, env: Record<string, s
   };
   const main = await makeWorkspace();
   const pub = await createApiKey(db, main.workspaceId, 'public');
-  const { services, close } = createServices(config, db);
+  const sink = await openSink(config);
+  const { services, close } = createServices(config, db, sink ? { sink } : {});
   if (options.worker) await services.pipeline.startWorker();
   const app = await buildApp(services, { logger: false });
   await app.ready();

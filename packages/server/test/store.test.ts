@@ -25,7 +25,23 @@ for (const backend of BACKENDS) {
       const tables = await db.query<{ table_name: string }>(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`,
       );
-      expect(tables.map((t) => t.table_name)).toEqual(['api_keys', 'feedback_events', 'feedloop_migrations', 'responses', 'workspaces']);
+      expect(tables.map((t) => t.table_name)).toEqual([
+        'api_keys',
+        'document_effectiveness',
+        'feedback_events',
+        'feedback_metrics_daily',
+        'feedback_signals',
+        'feedloop_migrations',
+        'live_counters',
+        'pipeline_effects',
+        'pipeline_pending',
+        'response_scores',
+        'responses',
+        'rollup_dirty',
+        'webhook_deliveries',
+        'webhooks',
+        'workspaces',
+      ]);
     });
 
     it('applies concurrent migrations once (advisory lock)', async () => {

@@ -12,6 +12,7 @@ import { compatRoutes } from './routes/compat.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
 import { responseRoutes } from './routes/responses.js';
+import { statsRoutes } from './routes/stats.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AppServices } from './services.js';
@@ -80,5 +81,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(workspaceRoutes, services);
   await app.register(webhookRoutes, services);
   await app.register(compatRoutes, services);
+  await app.register(statsRoutes, services);
   return app;
 }

@@ -19,6 +19,10 @@ import { takeStalePending } from './stale-pending.js';
 const SWEEP_EVENT_LIMIT = 50_000;
 /** Effects and deliveries a sweep retries at most. */
 const SWEEP_ROW_LIMIT = 1_000;
+/** The schedule is re-installed every this many sweep intervals, within these bounds. */
+const SCHEDULE_KEEP_FACTOR = 10;
+const SCHEDULE_KEEP_MIN_MS = 1_000;
+const SCHEDULE_KEEP_MAX_MS = 60_000;
 
 /** Something that wants to know what happened (logs, metrics). */
 export interface PipelineObserver {
@@ -49,6 +53,7 @@ export class Pipeline {
   readonly #counters: CounterTarget;
   readonly #redisCounters: RedisLiveCounters | undefined;
   #working = false;
+  #keeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
@@ -76,8 +81,7 @@ export class Pipeline {
   async startWorker(): Promise<void> {
     if (this.#working) return;
     this.#working = true;
-    const { queue, config } = this.deps;
-    queue.work({
+    this.deps.queue.work({
       process: async (data) => {
         await this.process(data.events);
       },
@@ -91,6 +95,17 @@ export class Pipeline {
         await rollupDirtyDays(this.deps.db);
       },
     });
+    await this.installSchedule();
+    // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
+    // then (an idempotent upsert), so the sweep that recovers lost jobs always comes back too.
+    const every = Math.min(Math.max(this.deps.config.sweepIntervalMs * SCHEDULE_KEEP_FACTOR, SCHEDULE_KEEP_MIN_MS), SCHEDULE_KEEP_MAX_MS);
+    this.#keeper = setInterval(() => {
+      this.installSchedule().catch((err: unknown) => this.deps.observer?.error?.('schedule', err));
+    }, every);
+  }
+
+  private async installSchedule(): Promise<void> {
+    const { queue, config } = this.deps;
     await queue.schedule('sweep', config.sweepIntervalMs, {});
     await queue.schedule('rollup', config.rollupIntervalMs, {});
   }
@@ -166,6 +181,7 @@ export class Pipeline {
 
   /** Stops consuming (in-flight jobs finish first) and closes what the pipeline opened. */
   async close(): Promise<void> {
+    clearInterval(this.#keeper);
     await this.deps.queue.close();
     await this.#redisCounters?.close();
     await this.deps.sink?.close();
