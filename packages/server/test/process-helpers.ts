@@ -1,5 +1,5 @@
 /**
- * Test helpers for running the real `feedloop start` command as a child process: a free port,
+ * Test helpers for running the real `feedloop start` and `feedloop worker` commands as child processes: a free port,
  * spawning with a clean environment, waiting for `/readyz`, signalling by pid, and a small JSON
  * HTTP client on its own keep-alive agent (one per server, so a killed server's sockets are
  * never reused for its successor).
@@ -37,10 +37,10 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
-/** A running `feedloop start`. */
+/** A running `feedloop start` or `feedloop worker`. */
 export interface ServerProcess {
   readonly pid: number;
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>` (empty for a worker, which serves no HTTP). */
   readonly url: string;
   /** Resolves when the process has exited. */
   readonly exited: Promise<ExitStatus>;
@@ -69,25 +69,24 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
-/**
- * Starts `node dist/cli.js start` with `env` on a free port and waits until `/readyz` answers 200.
- *
- * @throws Error with the process's output when it exits or is not ready in time.
- * @example
- * const server = await startServerProcess({ FEEDLOOP_DATA_DIR: dir, FEEDLOOP_INIT_SECRET_KEY: key });
- */
-export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ServerProcess> {
+/** Spawns `node dist/cli.js <args>` with a clean environment plus `env`; not yet waited on. */
+function spawnFeedloop(
+  args: string[],
+  env: Record<string, string>,
+  url: string,
+  onOutput?: (chunk: string) => void,
+): { process: ServerProcess; exitStatus: () => ExitStatus | undefined } {
   if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: build first (npx tsc -b packages/core packages/server)`);
-  const port = await freePort();
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) childEnv[k] = v;
-  Object.assign(childEnv, { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' }, env);
+  Object.assign(childEnv, { LOG_LEVEL: 'warn' }, env);
 
-  const child: ChildProcess = spawn(process.execPath, [CLI_PATH, 'start'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [CLI_PATH, ...args], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString()).slice(-OUTPUT_KEEP);
   };
+  if (onOutput) child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exitStatus: ExitStatus | undefined;
@@ -97,33 +96,64 @@ export async function startServerProcess(env: Record<string, string>, readyTimeo
       resolve(exitStatus);
     });
   });
-  const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
+  child.once('error', (err) => {
+    output += `\nspawn error: ${err.message}`;
+  });
   const pid = child.pid;
-  if (pid === undefined) await spawnError;
-
+  if (pid === undefined) throw new Error(`could not spawn feedloop ${args.join(' ')}`);
   const server: ServerProcess = {
-    pid: pid as number,
-    url: `http://127.0.0.1:${port}`,
+    pid,
+    url,
     exited,
     running: () => exitStatus === undefined,
     signal(signal) {
-      if (exitStatus === undefined) process.kill(pid as number, signal);
+      if (exitStatus === undefined) process.kill(pid, signal);
     },
     output: () => output,
   };
   started.add(server);
   void exited.then(() => started.delete(server));
+  return { process: server, exitStatus: () => exitStatus };
+}
 
-  const deadline = Date.now() + readyTimeoutMs;
+/** Polls `ready` until it holds; kills the process and throws with its output when it exits or time runs out. */
+async function waitReady(p: { process: ServerProcess; exitStatus: () => ExitStatus | undefined }, ready: () => Promise<boolean>, timeoutMs: number): Promise<ServerProcess> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exitStatus) throw new Error(`feedloop exited before it was ready (${JSON.stringify(exitStatus)}):\n${output}`);
-    if (await isReady(server.url)) return server;
+    const status = p.exitStatus();
+    if (status) throw new Error(`feedloop exited before it was ready (${JSON.stringify(status)}):\n${p.process.output()}`);
+    if (await ready()) return p.process;
     if (Date.now() > deadline) {
-      server.signal('SIGKILL');
-      throw new Error(`feedloop was not ready within ${readyTimeoutMs} ms:\n${output}`);
+      p.process.signal('SIGKILL');
+      throw new Error(`feedloop was not ready within ${timeoutMs} ms:\n${p.process.output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Starts `node dist/cli.js start [args]` with `env` on a free port and waits until `/readyz` answers 200.
+ *
+ * @throws Error with the process's output when it exits or is not ready in time.
+ * @example
+ * const server = await startServerProcess({ FEEDLOOP_DATA_DIR: dir, FEEDLOOP_INIT_SECRET_KEY: key });
+ */
+export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 60_000, args: string[] = []): Promise<ServerProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const p = spawnFeedloop(['start', ...args], { HOST: '127.0.0.1', PORT: String(port), ...env }, url);
+  return waitReady(p, () => isReady(url), readyTimeoutMs);
+}
+
+/**
+ * Starts `node dist/cli.js worker` with `env` and waits until it says it is running.
+ *
+ * @example
+ * const worker = await startWorkerProcess({ DATABASE_URL, REDIS_URL });
+ */
+export async function startWorkerProcess(env: Record<string, string>, onOutput?: (chunk: string) => void, readyTimeoutMs = 60_000): Promise<ServerProcess> {
+  const p = spawnFeedloop(['worker'], { LOG_LEVEL: 'info', ...env }, '', onOutput);
+  return waitReady(p, async () => p.process.output().includes('feedloop worker running'), readyTimeoutMs);
 }
 
 function isReady(url: string): Promise<boolean> {
