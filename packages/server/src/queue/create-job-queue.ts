@@ -1,0 +1,30 @@
+/**
+ * Picks the job queue of the running profile: BullMQ when Redis is configured (several processes
+ * share the work), the in-process queue otherwise (the embedded profile).
+ */
+import { BullmqQueue } from './bullmq-queue.js';
+import type { JobQueue, QueueOptions } from './job-queue.js';
+import { MemoryQueue } from './memory-queue.js';
+
+/** The part of the server config the choice depends on (`Config` fits). */
+export interface JobQueueConfig {
+  /** Redis URL; absent means the in-process queue. */
+  redisUrl?: string | undefined;
+  /** Prefix of the queue's Redis keys, so that deployments can share a Redis. */
+  redisPrefix?: string | undefined;
+}
+
+/**
+ * A BullMQ queue named `name` when `config.redisUrl` is set, else a memory queue.
+ *
+ * @example
+ * const effects = createJobQueue<EffectJobs>(config, 'effects', { concurrency: 8 });
+ * effects.kind // 'bullmq' when REDIS_URL is set
+ */
+export function createJobQueue<M extends Record<string, unknown>>(config: JobQueueConfig, name: string, options?: Partial<QueueOptions>): JobQueue<M> {
+  if (config.redisUrl === undefined || config.redisUrl === '') return new MemoryQueue<M>(options);
+  return new BullmqQueue<M>(name, config.redisUrl, {
+    ...options,
+    ...(config.redisPrefix === undefined ? {} : { prefix: config.redisPrefix }),
+  });
+}
