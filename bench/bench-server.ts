@@ -157,7 +157,7 @@ export interface ChildServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-function spawnServer(args: string[], env: NodeJS.ProcessEnv, url: string, readyPath: string, label: string): Promise<ChildServer> {
+function spawnServer(args: string[], env: NodeJS.ProcessEnv, url: string, readyPath: string | RegExp, label: string): Promise<ChildServer> {
   const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer): void => {
@@ -186,12 +186,16 @@ function spawnServer(args: string[], env: NodeJS.ProcessEnv, url: string, readyP
     const deadline = Date.now() + 30_000;
     for (let attempt = 0; attempt < 300 && Date.now() < deadline; attempt++) {
       if (!alive) throw new Error(`${label} exited during start-up:\n${output}`);
-      try {
-        const res = await fetch(`${url}${readyPath}`);
-        await res.arrayBuffer();
-        if (res.ok) return server;
-      } catch {
-        // not listening yet
+      if (readyPath instanceof RegExp) {
+        if (readyPath.test(output)) return server;
+      } else {
+        try {
+          const res = await fetch(`${url}${readyPath}`);
+          await res.arrayBuffer();
+          if (res.ok) return server;
+        } catch {
+          // not listening yet
+        }
       }
       await sleep(100);
     }
@@ -216,23 +220,40 @@ export interface FeedloopOptions {
  */
 export async function startFeedloop(options: FeedloopOptions): Promise<ChildServer> {
   const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...childEnv(options),
+    PORT: String(port),
+    HOST: LOOPBACK,
+    FEEDLOOP_INIT_WORKSPACE: 'bench',
+    FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
+  };
+  return spawnServer(cliArgs('start'), env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop');
+}
+
+/**
+ * Starts `node packages/server/dist/cli.js worker` (production profile: `env` must hold
+ * `REDIS_URL`) and waits until it says it runs. Same knobs as {@link startFeedloop}.
+ */
+export async function startFeedloopWorker(options: Omit<FeedloopOptions, 'secretKey'>): Promise<ChildServer> {
+  return spawnServer(cliArgs('worker'), { ...childEnv(options), LOG_LEVEL: 'info' }, '', /feedloop worker running/, 'feedloop worker');
+}
+
+function cliArgs(command: string): string[] {
   const prof = process.env.BENCH_CPU_PROF?.trim();
   const cli = process.env.BENCH_FEEDLOOP_CLI?.trim() ? resolve(process.env.BENCH_FEEDLOOP_CLI.trim()) : CLI;
-  const args = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : []), cli, 'start'];
-  const env: NodeJS.ProcessEnv = {
+  return [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : []), cli, command];
+}
+
+function childEnv(options: Omit<FeedloopOptions, 'secretKey'>): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: LOOPBACK,
     DATABASE_URL: options.databaseUrl,
     LOG_LEVEL: 'warn',
-    FEEDLOOP_INIT_WORKSPACE: 'bench',
-    FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
     ...options.env,
     ...extraServerEnv(),
   };
-  return spawnServer(args, env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop');
 }
 
 /** `BENCH_SERVER_ENV="DATABASE_POOL_SIZE=20,KEY=value"`: more environment for the feedloop child (to try a setting). */

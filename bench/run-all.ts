@@ -1,20 +1,23 @@
 /**
  * `npm run bench`: every benchmark in sequence, each next to a baseline measured in the same run,
- * then one table. Ingest benchmarks need Postgres (BENCH_DATABASE_URL, default
- * postgres://postgres@127.0.0.1:5432/test); each makes and drops its own fl_bench_<random> database.
+ * then one table. Ingest and pipeline benchmarks need Postgres (BENCH_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
+ * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single` (any of the three names).
+ * Only some: `node --import tsx bench/run-all.ts edit batch single pipeline` (any of the names).
  */
 import { cpus, totalmem } from 'node:os';
 import { printTable, type BenchResult } from './bench-server.js';
 import { runEditDistanceBench } from './edit-distance.bench.js';
 import { runIngestBatchBench } from './ingest-batch.bench.js';
 import { runIngestSingleBench } from './ingest-single.bench.js';
+import { runPipelineBench } from './pipeline.bench.js';
 
 const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResult[]> }> = [
   { key: 'edit', title: 'edit distance (packages/core) vs the diffChars reference', run: runEditDistanceBench },
   { key: 'batch', title: 'batched ingest vs raw COPY', run: runIngestBatchBench },
   { key: 'single', title: 'single-event ingest vs trivial Fastify', run: runIngestSingleBench },
+  { key: 'pipeline', title: "processing pipeline (Postgres + Redis) vs the seed's one-job-per-event way; commit → live counter lag", run: runPipelineBench },
 ];
 
 const fmtMs = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));

@@ -38,6 +38,7 @@ for (const backend of BACKENDS) {
         'response_scores',
         'responses',
         'rollup_dirty',
+        'score_dirty',
         'webhook_deliveries',
         'webhooks',
         'workspaces',

@@ -14,16 +14,14 @@ const LOCK_BUCKETS = 1_024;
 export const LOCK_CLASSES = {
   /** Ingest: the duplicate and vote checks of concurrent inserts. */
   ingest: 72_635,
-  /** The pipeline: recomputing a response's composite score from all its signals. */
-  score: 72_636,
 } as const;
 
 /**
  * The statement taking the locks of these responses, or `undefined` when there are none.
  *
  * @example
- * responseLockStatement(LOCK_CLASSES.score, [{ workspaceId: 'ws', responseId: 'r1' }])
- * // 'SELECT count(pg_advisory_xact_lock(72636, b)) FROM unnest(ARRAY[417]::int[]) AS b'
+ * responseLockStatement(LOCK_CLASSES.ingest, [{ workspaceId: 'ws', responseId: 'r1' }])
+ * // 'SELECT count(pg_advisory_xact_lock(72635, b)) FROM unnest(ARRAY[417]::int[]) AS b'
  */
 export function responseLockStatement(
   lockClass: number,

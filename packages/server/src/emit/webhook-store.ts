@@ -190,7 +190,18 @@ export async function listDeliveries(
  */
 export async function createDeliveries(tx: SqlExecutor, messages: readonly OutboundMessage[]): Promise<number[]> {
   if (messages.length === 0) return [];
-  const records = messages.map((m) => ({ id: m.id, type: m.type, workspace_id: m.workspaceId, body: m }));
+  // Most workspaces have no webhook: ask first (a small index probe) rather than ship every
+  // message body to the database to join against nothing.
+  const subscribed = await tx.query<{ workspace_id: string; events: string[] }>(
+    'SELECT workspace_id, events FROM webhooks WHERE workspace_id = ANY($1::text[]) AND deleted_at IS NULL',
+    [[...new Set(messages.map((m) => m.workspaceId))]],
+  );
+  if (subscribed.length === 0) return [];
+  const wanted = new Set(subscribed.flatMap((w) => w.events.map((type) => `${w.workspace_id}\u0000${type}`)));
+  const records = messages
+    .filter((m) => wanted.has(`${m.workspaceId}\u0000${m.type}`))
+    .map((m) => ({ id: m.id, type: m.type, workspace_id: m.workspaceId, body: m }));
+  if (records.length === 0) return [];
   const rows = await tx.query<{ id: number }>(
     `INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, body)
      SELECT w.id, m.workspace_id, m.id, m.type, m.body

@@ -15,6 +15,8 @@ export type PipelineJobs = {
   sweep: Record<string, never>;
   /** Scheduled: recompute the daily rollups of dirty days. */
   rollup: Record<string, never>;
+  /** After processing, and scheduled: recompute the composite scores of dirty responses. */
+  rescore: Record<string, never>;
 };
 
 /** The queue's name (BullMQ) under the configured Redis prefix. */

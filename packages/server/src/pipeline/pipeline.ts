@@ -12,6 +12,7 @@ import { applyEffects } from './effects.js';
 import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { markEventFailed, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import { rescoreDirtyResponses } from './rescore.js';
 import { rollupDirtyDays } from './rollup.js';
 import { takeStalePending } from './stale-pending.js';
 
@@ -19,6 +20,8 @@ import { takeStalePending } from './stale-pending.js';
 const SWEEP_EVENT_LIMIT = 50_000;
 /** Effects and deliveries a sweep retries at most. */
 const SWEEP_ROW_LIMIT = 1_000;
+/** The id of the pending rescore job (a colon is not allowed in BullMQ custom ids). */
+const RESCORE_JOB_ID = 'rescore-pending';
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
@@ -94,6 +97,9 @@ export class Pipeline {
       rollup: async () => {
         await rollupDirtyDays(this.deps.db);
       },
+      rescore: async () => {
+        await rescoreDirtyResponses(this.deps.db);
+      },
     });
     await this.installSchedule();
     // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
@@ -108,6 +114,7 @@ export class Pipeline {
     const { queue, config } = this.deps;
     await queue.schedule('sweep', config.sweepIntervalMs, {});
     await queue.schedule('rollup', config.rollupIntervalMs, {});
+    await queue.schedule('rescore', config.sweepIntervalMs, {});
   }
 
   /** Processes events now (the `process` job), then applies its effects and starts its deliveries. */
@@ -122,6 +129,10 @@ export class Pipeline {
     }
     if (report.deliveryIds.length > 0) {
       await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+    }
+    if (report.counted > 0) {
+      // One rescore job waits at a time (its id): many batches in a row share it.
+      await this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
     }
     this.deps.observer?.processed?.(report, performance.now() - started);
     return report;

@@ -1,12 +1,10 @@
 /**
  * The processing transaction: claim events from the outbox, run the stages, and write every
- * database effect in the same transaction (signals, response scores, document tallies, rollup
- * marks, webhook deliveries, embedded live counters, and the outbox row of effects outside the
+ * database effect in the same transaction (signals, document tallies, rollup and rescore marks,
+ * webhook deliveries, embedded live counters, and the outbox row of effects outside the
  * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
  */
-import { compositeScore, resolveWorkspaceSettings, type ScoredSignal, type SignalClass, type Polarity, type FeedbackEventType } from '@feedloop/core';
-import { LOCK_CLASSES, responseLockStatement } from '../db/response-locks.js';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { createDeliveries } from '../emit/webhook-store.js';
 import { claimEvents } from './load-claimed.js';
@@ -52,13 +50,8 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     const out = runStages(claimed, now);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
     await insertSignals(tx, out);
-    if (db.dialect === 'postgres') {
-      const lock = responseLockStatement(LOCK_CLASSES.score, out.responses);
-      if (lock) await tx.query(lock);
-    }
-    await rescoreResponses(tx, out.responses, now);
+    await markDirty(tx, out);
     await addDocumentTallies(tx, out);
-    await markDirtyDays(tx, out);
     if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
     report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
     report.effectId = await insertEffects(tx, out, options);
@@ -71,75 +64,11 @@ async function insertSignals(tx: SqlExecutor, out: StageOutput): Promise<void> {
     `INSERT INTO feedback_signals (workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error,
                                    polarity, severity, categories, signal_class, value, weight, first_pass, learning_signal, occurred_at)
      SELECT workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error, polarity, severity,
-            ARRAY(SELECT json_array_elements_text(categories)), signal_class, value, weight, first_pass, learning_signal, occurred_at
+            categories, signal_class, value, weight, first_pass, learning_signal, occurred_at
        FROM json_to_recordset($1::json) AS x(workspace_id text, event_id text, response_id text, user_id text, session_id text,
-            type text, status text, drop_reason text, error text, polarity text, severity text, categories json, signal_class text,
+            type text, status text, drop_reason text, error text, polarity text, severity text, categories text[], signal_class text,
             value real, weight real, first_pass boolean, learning_signal jsonb, occurred_at timestamptz)`,
     [JSON.stringify(out.signals)],
-  );
-}
-
-interface ScoreInputRow {
-  workspace_id: string;
-  response_id: string;
-  event_id: string;
-  type: string;
-  user_id: string | null;
-  signal_class: string;
-  polarity: string;
-  value: number;
-  occurred_at: Date;
-  edit_distance: number | null;
-  settings: unknown;
-}
-
-/**
- * Recomputes the composite score of each response from all its current signals (replaced votes
- * left out). Recomputing rather than adding keeps time decay and the conflict rule exact; the
- * score locks make concurrent workers on one response take turns, so none misses another's
- * signals.
- */
-async function rescoreResponses(tx: SqlExecutor, responses: StageOutput['responses'], now: Date): Promise<void> {
-  if (responses.length === 0) return;
-  const rows = await tx.query<ScoreInputRow>(
-    `SELECT s.workspace_id, s.response_id, s.event_id, s.type, s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at,
-            e.edit_distance, w.settings
-       FROM json_to_recordset($1::json) AS k(ws text, rid text)
-       JOIN workspaces w ON w.id = k.ws
-       CROSS JOIN LATERAL (SELECT * FROM feedback_signals s
-                            WHERE s.workspace_id = k.ws AND s.response_id = k.rid AND s.status = 'counted' OFFSET 0) AS s
-       JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id
-      WHERE e.superseded_by IS NULL`,
-    [JSON.stringify(responses.map((r) => ({ ws: r.workspaceId, rid: r.responseId })))],
-  );
-  const byResponse = new Map<string, { ws: string; rid: string; settings: unknown; signals: ScoredSignal[] }>();
-  for (const r of rows) {
-    const k = `${r.workspace_id}\u0000${r.response_id}`;
-    let entry = byResponse.get(k);
-    if (!entry) byResponse.set(k, (entry = { ws: r.workspace_id, rid: r.response_id, settings: r.settings, signals: [] }));
-    entry.signals.push({
-      eventId: r.event_id,
-      type: r.type as FeedbackEventType,
-      userId: r.user_id,
-      signalClass: r.signal_class as SignalClass,
-      polarity: r.polarity as Polarity,
-      value: r.value,
-      occurredAt: r.occurred_at,
-      editDistance: r.edit_distance,
-    });
-  }
-  const scores = [...byResponse.values()]
-    .map(({ ws, rid, settings, signals }) => ({ ws, rid, ...compositeScore(signals, resolveWorkspaceSettings(settings), now) }))
-    .sort((a, b) => (a.ws === b.ws ? (a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
-  if (scores.length === 0) return;
-  await tx.query(
-    `INSERT INTO response_scores AS r (workspace_id, response_id, score, confidence, weight_sum, signal_count, conflicts, computed_at)
-     SELECT ws, rid, score, confidence, "weightSum", "signalCount", conflicts, $2::timestamptz
-       FROM json_to_recordset($1::json) AS x(ws text, rid text, score real, confidence real, "weightSum" real, "signalCount" int, conflicts jsonb)
-     ON CONFLICT (workspace_id, response_id) DO UPDATE
-       SET score = EXCLUDED.score, confidence = EXCLUDED.confidence, weight_sum = EXCLUDED.weight_sum,
-           signal_count = EXCLUDED.signal_count, conflicts = EXCLUDED.conflicts, computed_at = EXCLUDED.computed_at`,
-    [JSON.stringify(scores), now.toISOString()],
   );
 }
 
@@ -167,15 +96,27 @@ async function addDocumentTallies(tx: SqlExecutor, out: StageOutput): Promise<vo
   );
 }
 
-async function markDirtyDays(tx: SqlExecutor, out: StageOutput): Promise<void> {
-  if (out.dirtyDays.length === 0) return;
-  const rows = [...out.dirtyDays].sort((a, b) => (a.workspaceId + a.day < b.workspaceId + b.day ? -1 : 1));
-  await tx.query(
-    `INSERT INTO rollup_dirty (workspace_id, day)
-     SELECT ws, day::date FROM json_to_recordset($1::json) AS x(ws text, day text)
-     ON CONFLICT (workspace_id, day) DO UPDATE SET marked_at = now()`,
-    [JSON.stringify(rows.map((d) => ({ ws: d.workspaceId, day: d.day })))],
-  );
+/**
+ * Marks the days to roll up and the responses to rescore. DO NOTHING takes no lock on a mark that
+ * is already there, so concurrent workers marking the same day never wait for each other.
+ */
+async function markDirty(tx: SqlExecutor, out: StageOutput): Promise<void> {
+  if (out.dirtyDays.length > 0) {
+    await tx.query(
+      `INSERT INTO rollup_dirty (workspace_id, day)
+       SELECT ws, day::date FROM json_to_recordset($1::json) AS x(ws text, day text) ORDER BY ws, day
+       ON CONFLICT (workspace_id, day) DO NOTHING`,
+      [JSON.stringify(out.dirtyDays.map((d) => ({ ws: d.workspaceId, day: d.day })))],
+    );
+  }
+  if (out.responses.length > 0) {
+    await tx.query(
+      `INSERT INTO score_dirty (workspace_id, response_id)
+       SELECT ws, rid FROM json_to_recordset($1::json) AS x(ws text, rid text) ORDER BY ws, rid
+       ON CONFLICT (workspace_id, response_id) DO NOTHING`,
+      [JSON.stringify(out.responses.map((r) => ({ ws: r.workspaceId, rid: r.responseId })))],
+    );
+  }
 }
 
 async function insertEffects(tx: SqlExecutor, out: StageOutput, options: ProcessOptions): Promise<number | null> {

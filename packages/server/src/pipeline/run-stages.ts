@@ -20,6 +20,7 @@ import {
   type LearningSignal,
 } from '@feedloop/core';
 import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
+import { compactLearningSignal, type StoredLearningSignal } from './stored-learning-signal.js';
 import type { ClaimedEvent } from './load-claimed.js';
 
 /** A row of feedback_signals. */
@@ -40,7 +41,7 @@ export interface SignalRow {
   value: number | null;
   weight: number | null;
   first_pass: boolean | null;
-  learning_signal: LearningSignal | null;
+  learning_signal: StoredLearningSignal | null;
   occurred_at: string;
 }
 
@@ -111,7 +112,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       value: classification.value,
       weight,
       first_pass: classification.firstPass,
-      learning_signal: signal,
+      learning_signal: compactLearningSignal(signal, c.response.answer),
     });
     addCounterDeltas(
       out.counters,

@@ -4,6 +4,7 @@
  */
 import type { LearningSignal, SignalConflict } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { expandLearningSignal, type StoredLearningSignal } from '../pipeline/stored-learning-signal.js';
 
 /** A response's composite quality as the API shows it. */
 export interface ResponseQualityView {
@@ -27,22 +28,22 @@ const SIGNALS_WITH_RESPONSE = 1_000;
  * signals, oldest first.
  *
  * @example
- * const { quality, learningSignals } = await getResponseQuality(db, ws, 'resp-001');
+ * const { quality, learningSignals } = await getResponseQuality(db, ws, response);
  */
 export async function getResponseQuality(
   db: SqlExecutor,
   workspaceId: string,
-  responseId: string,
+  response: { id: string; query: string; answer: string },
 ): Promise<{ quality: ResponseQualityView | null; learningSignals: LearningSignalView[] }> {
   const [scores, signals] = await Promise.all([
     db.query<{ score: number | null; confidence: number; weight_sum: number; signal_count: number; conflicts: SignalConflict[]; computed_at: Date }>(
       'SELECT score, confidence, weight_sum, signal_count, conflicts, computed_at FROM response_scores WHERE workspace_id = $1 AND response_id = $2',
-      [workspaceId, responseId],
+      [workspaceId, response.id],
     ),
-    db.query<{ event_id: string; learning_signal: LearningSignal }>(
+    db.query<{ event_id: string; learning_signal: StoredLearningSignal }>(
       `SELECT event_id, learning_signal FROM feedback_signals
         WHERE workspace_id = $1 AND response_id = $2 AND status = 'counted' ORDER BY occurred_at, event_id LIMIT $3`,
-      [workspaceId, responseId, SIGNALS_WITH_RESPONSE],
+      [workspaceId, response.id, SIGNALS_WITH_RESPONSE],
     ),
   ]);
   const s = scores[0];
@@ -50,6 +51,6 @@ export async function getResponseQuality(
     quality: s
       ? { score: s.score, confidence: s.confidence, weightSum: s.weight_sum, signalCount: s.signal_count, conflicts: s.conflicts, computedAt: s.computed_at.toISOString() }
       : null,
-    learningSignals: signals.map((r) => ({ eventId: r.event_id, ...r.learning_signal })),
+    learningSignals: signals.map((r) => ({ eventId: r.event_id, ...expandLearningSignal(r.learning_signal, response) })),
   };
 }

@@ -97,7 +97,7 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
       }
       const [feedback, learned] = await Promise.all([
         listFeedback(db, workspaceId, { responseId: response.id }, undefined, FEEDBACK_WITH_RESPONSE),
-        getResponseQuality(db, workspaceId, response.id),
+        getResponseQuality(db, workspaceId, response),
       ]);
       return { ...response, quality: learned.quality, learningSignals: learned.learningSignals, feedback: feedback.data, moreFeedback: feedback.nextCursor !== null };
     },

@@ -1,0 +1,99 @@
+/**
+ * Composite scores: recomputes each response processing marked dirty from all its current signals
+ * (replaced votes left out). Recomputing rather than adding keeps time decay and the conflict
+ * rule exact. A dirty mark is claimed (deleted with SKIP LOCKED) by the transaction that writes
+ * the score, so one worker rescores a response at a time; an event processed meanwhile marks it
+ * again. Many events on one response between two runs cost one recompute.
+ */
+import {
+  compositeScore,
+  resolveWorkspaceSettings,
+  type FeedbackEventType,
+  type Polarity,
+  type ScoredSignal,
+  type SignalClass,
+} from '@feedloop/core';
+import type { SqlClient } from '../db/sql-client.js';
+
+/** Responses rescored per transaction at most. */
+const RESCORE_BATCH = 500;
+/** Transactions per run at most, so one run never holds a worker for long. */
+const RESCORE_ROUNDS = 20;
+
+interface ScoreInputRow {
+  workspace_id: string;
+  response_id: string;
+  event_id: string;
+  type: string;
+  user_id: string | null;
+  signal_class: string;
+  polarity: string;
+  value: number;
+  occurred_at: Date;
+  edit_distance: number | null;
+  settings: unknown;
+}
+
+/**
+ * Rescores dirty responses until none is left (or the round limit).
+ *
+ * @returns how many responses were rescored.
+ * @example
+ * await rescoreDirtyResponses(db) // 12
+ */
+export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date()): Promise<number> {
+  let total = 0;
+  for (let round = 0; round < RESCORE_ROUNDS; round++) {
+    const n = await db.transaction(async (tx) => {
+      const rows = await tx.query<ScoreInputRow & { claimed_ws: string; claimed_rid: string }>(
+        `WITH claimed AS (
+           DELETE FROM score_dirty WHERE (workspace_id, response_id) IN (
+             SELECT workspace_id, response_id FROM score_dirty LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING workspace_id, response_id)
+         SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.workspace_id, s.response_id, s.event_id, s.type,
+                s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, w.settings
+           FROM claimed c
+           JOIN workspaces w ON w.id = c.workspace_id
+           LEFT JOIN LATERAL (
+             SELECT s.*, e.edit_distance FROM feedback_signals s
+               JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id AND e.superseded_by IS NULL
+              WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true`,
+        [RESCORE_BATCH],
+      );
+      const byResponse = new Map<string, { ws: string; rid: string; settings: unknown; signals: ScoredSignal[] }>();
+      for (const r of rows) {
+        const k = `${r.claimed_ws}\u0000${r.claimed_rid}`;
+        let entry = byResponse.get(k);
+        if (!entry) byResponse.set(k, (entry = { ws: r.claimed_ws, rid: r.claimed_rid, settings: r.settings, signals: [] }));
+        if (r.event_id === null) continue; // a response whose signals are all gone (e.g. replaced)
+        entry.signals.push({
+          eventId: r.event_id,
+          type: r.type as FeedbackEventType,
+          userId: r.user_id,
+          signalClass: r.signal_class as SignalClass,
+          polarity: r.polarity as Polarity,
+          value: r.value,
+          occurredAt: r.occurred_at,
+          editDistance: r.edit_distance,
+        });
+      }
+      const scores = [...byResponse.values()]
+        .map(({ ws, rid, settings, signals }) => ({ ws, rid, ...compositeScore(signals, resolveWorkspaceSettings(settings), now) }))
+        .sort((a, b) => (a.ws === b.ws ? (a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
+      if (scores.length === 0) return 0;
+      await tx.query(
+        `INSERT INTO response_scores AS r (workspace_id, response_id, score, confidence, weight_sum, signal_count, conflicts, computed_at)
+         SELECT ws, rid, score, confidence, "weightSum", "signalCount", conflicts, $2::timestamptz
+           FROM json_to_recordset($1::json) AS x(ws text, rid text, score real, confidence real, "weightSum" real, "signalCount" int, conflicts jsonb)
+         ON CONFLICT (workspace_id, response_id) DO UPDATE
+           SET score = EXCLUDED.score, confidence = EXCLUDED.confidence, weight_sum = EXCLUDED.weight_sum,
+               signal_count = EXCLUDED.signal_count, conflicts = EXCLUDED.conflicts, computed_at = EXCLUDED.computed_at`,
+        [JSON.stringify(scores), now.toISOString()],
+      );
+      return scores.length;
+    });
+    total += n;
+    if (n < RESCORE_BATCH) break;
+  }
+  return total;
+}
