@@ -28,7 +28,8 @@ import { createFreshDatabase, dec, envInt, int, isMain, sleep, startFeedloopWork
 import { makeEvent, makeResponses, type ResponseRef } from './bench-workload.js';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const RESPONSES = 1_000;
+/** Responses the events spread over: 5 to 15 signals each by the end, hotter than most products see. */
+const RESPONSES = 10_000;
 const INGEST_CHUNK = 1_000;
 const LAG_BATCH = 100;
 const WORKER_CONCURRENCY = 4;
@@ -169,7 +170,7 @@ export async function runPipelineBench(): Promise<BenchResult[]> {
     const { workspace } = await createWorkspace(db, { name: `bench-${runId}` });
     const auth: AuthContext = { keyId: 'bench', workspaceId: workspace.id, kind: 'secret', settings: resolveWorkspaceSettings({ dedupWindowSeconds: 0 }) };
     const responses = makeResponses(runId, RESPONSES);
-    await services.ingest.registerResponses(auth, responses);
+    for (let i = 0; i < responses.length; i += INGEST_CHUNK) await services.ingest.registerResponses(auth, responses.slice(i, i + INGEST_CHUNK));
     const refs: ResponseRef[] = responses.map(({ id, answer }) => ({ id, answer }));
     let g = 0;
     const nextEvents = (n: number): FeedbackEvent[] =>

@@ -70,11 +70,12 @@ CREATE TABLE live_counters (
   PRIMARY KEY (workspace_id, day, field)
 );
 
--- Responses whose composite score must be recomputed (a processed event touched them). The rescore
--- job claims them with SKIP LOCKED and recomputes each once, however many events arrived since.
+-- Responses whose composite score must be recomputed (a processed event touched them), versioned
+-- like rollup_dirty: the rescore job recomputes each once, however many events arrived since.
 CREATE TABLE score_dirty (
   workspace_id text NOT NULL,
   response_id text NOT NULL,
+  version bigint NOT NULL DEFAULT 1,
   PRIMARY KEY (workspace_id, response_id)
 );
 
@@ -105,10 +106,14 @@ CREATE TABLE document_effectiveness (
   PRIMARY KEY (workspace_id, document_id)
 );
 
--- Days whose rollup must be recomputed (a processed event fell on them).
+-- Days whose rollup must be recomputed (a processed event fell on them). Marks are versioned, not
+-- locked: a rollup reads a mark, computes, and deletes it only if its version is unchanged, so a
+-- long rollup never holds a lock that processing waits on, and an event processed meanwhile
+-- (which bumps the version) keeps the day dirty.
 CREATE TABLE rollup_dirty (
   workspace_id text NOT NULL,
   day date NOT NULL,
+  version bigint NOT NULL DEFAULT 1,
   marked_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (workspace_id, day)
 );

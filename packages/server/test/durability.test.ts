@@ -10,10 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../src/db/pglite-client.js';
-import { BACKENDS, POSTGRES_URL } from './harness.js';
+import { BACKENDS, POSTGRES_URL, withPgClient } from './harness.js';
 import { JsonClient, killAllServers, startServerProcess, within, type ServerProcess } from './process-helpers.js';
 import {
   CLIENTS,
@@ -82,15 +81,7 @@ function postgresTarget(available: boolean): Target {
   const url = new URL(POSTGRES_URL);
   url.pathname = `/${database}`;
   let created = false;
-  const admin = async <T>(fn: (c: pg.Client) => Promise<T>, connectionString = POSTGRES_URL): Promise<T> => {
-    const c = new pg.Client({ connectionString });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = withPgClient;
   const ids = () => admin(async (c) => (await c.query<{ id: string }>('SELECT id FROM feedback_events')).rows.map((r) => r.id), url.href);
   return {
     name: 'postgres',

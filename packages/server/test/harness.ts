@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
@@ -49,6 +50,31 @@ const postgresUp = await serviceAvailable('Postgres', async () => {
   await client.connect();
   await client.end();
 });
+
+/** Whether the machine's Redis answers (a failure in CI, a loud skip elsewhere). */
+export const redisUp = await serviceAvailable('Redis', async () => {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2_000 });
+  try {
+    await r.connect();
+    await r.ping();
+  } finally {
+    r.disconnect();
+  }
+});
+
+/**
+ * Runs `fn` on a fresh client of `connectionString` (default the test Postgres), then closes it:
+ * for creating and dropping databases, and for reading what child processes wrote.
+ */
+export async function withPgClient<T>(fn: (c: pg.Client) => Promise<T>, connectionString = POSTGRES_URL): Promise<T> {
+  const c = new pg.Client({ connectionString });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
 
 /** A database for one suite; `close` drops everything it made. */
 export interface TestDatabase {

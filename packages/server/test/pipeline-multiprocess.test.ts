@@ -4,25 +4,14 @@
  * exactly one worker, exactly once, while the workers' sweeps race their jobs on purpose.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, REDIS_URL, POSTGRES_URL } from './harness.js';
+import { BACKENDS, POSTGRES_URL, REDIS_URL, withPgClient } from './harness.js';
 import { JsonClient, killAllServers, startServerProcess, startWorkerProcess, within, type ServerProcess } from './process-helpers.js';
 
 const postgres = BACKENDS.find((b) => b.name === 'postgres');
 const SECRET_KEY = `fl_sk_${randomBytes(16).toString('hex')}`;
 const EVENTS = 3_000;
 const BATCH = 100;
-
-async function admin<T>(fn: (c: pg.Client) => Promise<T>, connectionString = POSTGRES_URL): Promise<T> {
-  const c = new pg.Client({ connectionString });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 describe.skipIf(!postgres?.available)('pipeline across processes: one API, two workers, one Redis', () => {
   const database = `fl_mp_${randomBytes(5).toString('hex')}`;
@@ -45,7 +34,7 @@ describe.skipIf(!postgres?.available)('pipeline across processes: one API, two w
   const claimedBy = [0, 0];
 
   beforeAll(async () => {
-    await admin((c) => c.query(`CREATE DATABASE ${database}`));
+    await withPgClient((c) => c.query(`CREATE DATABASE ${database}`));
     api = await startServerProcess(env, 60_000, ['--api-only']);
     for (const index of [0, 1]) {
       let pending = '';
@@ -64,7 +53,7 @@ describe.skipIf(!postgres?.available)('pipeline across processes: one API, two w
 
   afterAll(async () => {
     await killAllServers();
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+    await withPgClient((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   });
 
   it('processes every event exactly once, split between the workers', async () => {
@@ -85,7 +74,7 @@ describe.skipIf(!postgres?.available)('pipeline across processes: one API, two w
     const answers = await Promise.all(sends);
     expect(answers.every((a) => a.status === 207)).toBe(true);
 
-    const count = (sql: string) => admin(async (c) => Number((await c.query<{ n: string }>(sql)).rows[0]?.n), url.href);
+    const count = (sql: string) => withPgClient(async (c) => Number((await c.query<{ n: string }>(sql)).rows[0]?.n), url.href);
     await within(
       (async () => {
         while ((await count('SELECT count(*) AS n FROM pipeline_pending')) > 0 || (await count('SELECT count(*) AS n FROM pipeline_effects')) > 0)

@@ -11,18 +11,11 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../src/emit/webhook-signature.js';
 import type { OutboundMessage } from '../src/emit/outbound-message.js';
-import { BACKENDS, REDIS_URL, serviceAvailable, startTestApp, type TestApp } from './harness.js';
+import { BACKENDS, REDIS_URL, redisUp, serviceAvailable, startTestApp, type TestApp } from './harness.js';
 import { startRedisProcess, type RedisProcess } from './redis-process.js';
-import { Redis } from 'ioredis';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const postgres = BACKENDS.find((b) => b.name === 'postgres');
-const redisUp = await serviceAvailable('Redis', async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  await r.connect();
-  await r.ping();
-  r.disconnect();
-});
 const natsUp = await serviceAvailable('NATS', async () => {
   const nc = await connect({ servers: NATS_URL, timeout: 2_000 });
   await nc.close();

@@ -17,17 +17,8 @@ import {
   type QueueOptions,
 } from '../src/queue/job-queue.js';
 import { MemoryQueue } from '../src/queue/memory-queue.js';
-import { REDIS_URL, serviceAvailable } from './harness.js';
+import { REDIS_URL, redisUp } from './harness.js';
 
-const redisUp = await serviceAvailable('Redis', async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2_000 });
-  try {
-    await r.connect();
-    await r.ping();
-  } finally {
-    r.disconnect();
-  }
-});
 
 /** Keys of test queues live under their own prefix, deleted after each test. */
 const TEST_PREFIX = 'feedloop-test';

@@ -1,19 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter, type RateLimiter } from '../src/rate-limit/rate-limiter.js';
 import { RedisRateLimiter } from '../src/rate-limit/redis-rate-limiter.js';
-import { REDIS_URL, serviceAvailable } from './harness.js';
+import { REDIS_URL, redisUp } from './harness.js';
 
-const redisUp = await serviceAvailable('Redis', async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2_000 });
-  try {
-    await r.connect();
-    await r.ping();
-  } finally {
-    r.disconnect();
-  }
-});
 
 const IMPLEMENTATIONS: Array<{ name: string; available: boolean; make: () => RateLimiter }> = [
   { name: 'memory', available: true, make: () => new MemoryRateLimiter() },

@@ -22,6 +22,8 @@ const SWEEP_EVENT_LIMIT = 50_000;
 const SWEEP_ROW_LIMIT = 1_000;
 /** The id of the pending rescore job (a colon is not allowed in BullMQ custom ids). */
 const RESCORE_JOB_ID = 'rescore-pending';
+/** How long a rescore waits for more batches to coalesce with. */
+const RESCORE_DELAY_MS = 500;
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
@@ -131,8 +133,9 @@ export class Pipeline {
       await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
     }
     if (report.counted > 0) {
-      // One rescore job waits at a time (its id): many batches in a row share it.
-      await this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
+      // One rescore job waits at a time (its id), a moment after the first batch that wants it:
+      // the batches of that moment share one recompute of each response they touched.
+      await this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID, delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
     }
     this.deps.observer?.processed?.(report, performance.now() - started);
     return report;

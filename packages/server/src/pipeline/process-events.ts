@@ -97,23 +97,23 @@ async function addDocumentTallies(tx: SqlExecutor, out: StageOutput): Promise<vo
 }
 
 /**
- * Marks the days to roll up and the responses to rescore. DO NOTHING takes no lock on a mark that
- * is already there, so concurrent workers marking the same day never wait for each other.
+ * Marks the days to roll up and the responses to rescore, bumping the version of a mark that is
+ * already there (see the migration): the rollup and the rescore then know it changed under them.
  */
 async function markDirty(tx: SqlExecutor, out: StageOutput): Promise<void> {
   if (out.dirtyDays.length > 0) {
     await tx.query(
-      `INSERT INTO rollup_dirty (workspace_id, day)
+      `INSERT INTO rollup_dirty AS d (workspace_id, day)
        SELECT ws, day::date FROM json_to_recordset($1::json) AS x(ws text, day text) ORDER BY ws, day
-       ON CONFLICT (workspace_id, day) DO NOTHING`,
+       ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1`,
       [JSON.stringify(out.dirtyDays.map((d) => ({ ws: d.workspaceId, day: d.day })))],
     );
   }
   if (out.responses.length > 0) {
     await tx.query(
-      `INSERT INTO score_dirty (workspace_id, response_id)
+      `INSERT INTO score_dirty AS d (workspace_id, response_id)
        SELECT ws, rid FROM json_to_recordset($1::json) AS x(ws text, rid text) ORDER BY ws, rid
-       ON CONFLICT (workspace_id, response_id) DO NOTHING`,
+       ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1`,
       [JSON.stringify(out.responses.map((r) => ({ ws: r.workspaceId, rid: r.responseId })))],
     );
   }

@@ -1,9 +1,10 @@
 /**
  * Composite scores: recomputes each response processing marked dirty from all its current signals
  * (replaced votes left out). Recomputing rather than adding keeps time decay and the conflict
- * rule exact. A dirty mark is claimed (deleted with SKIP LOCKED) by the transaction that writes
- * the score, so one worker rescores a response at a time; an event processed meanwhile marks it
- * again. Many events on one response between two runs cost one recompute.
+ * rule exact. A run reads dirty marks without locking them, recomputes, and deletes each mark only
+ * if its version is unchanged: processing never waits for a rescore, and an event processed
+ * meanwhile keeps its response dirty. Many events on one response between two runs cost one
+ * recompute.
  */
 import {
   compositeScore,
@@ -15,10 +16,10 @@ import {
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 
-/** Responses rescored per transaction at most. */
-const RESCORE_BATCH = 500;
-/** Transactions per run at most, so one run never holds a worker for long. */
-const RESCORE_ROUNDS = 20;
+/** Responses rescored per transaction at most: bounds the rows parsed (and the event loop held) at once. */
+const RESCORE_BATCH = 200;
+/** Transactions per run at most, so one run never holds a worker for long; the rest waits for the next run. */
+const RESCORE_ROUNDS = 10;
 
 interface ScoreInputRow {
   workspace_id: string;
@@ -45,11 +46,13 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
   let total = 0;
   for (let round = 0; round < RESCORE_ROUNDS; round++) {
     const n = await db.transaction(async (tx) => {
+      const marks = await tx.query<{ ws: string; rid: string; version: number }>(
+        'SELECT workspace_id AS ws, response_id AS rid, version FROM score_dirty LIMIT $1',
+        [RESCORE_BATCH],
+      );
+      if (marks.length === 0) return 0;
       const rows = await tx.query<ScoreInputRow & { claimed_ws: string; claimed_rid: string }>(
-        `WITH claimed AS (
-           DELETE FROM score_dirty WHERE (workspace_id, response_id) IN (
-             SELECT workspace_id, response_id FROM score_dirty LIMIT $1 FOR UPDATE SKIP LOCKED)
-           RETURNING workspace_id, response_id)
+        `WITH claimed AS (SELECT ws AS workspace_id, rid AS response_id FROM json_to_recordset($1::json) AS x(ws text, rid text))
          SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.workspace_id, s.response_id, s.event_id, s.type,
                 s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, w.settings
            FROM claimed c
@@ -58,7 +61,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
              SELECT s.*, e.edit_distance FROM feedback_signals s
                JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id AND e.superseded_by IS NULL
               WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true`,
-        [RESCORE_BATCH],
+        [JSON.stringify(marks)],
       );
       const byResponse = new Map<string, { ws: string; rid: string; settings: unknown; signals: ScoredSignal[] }>();
       for (const r of rows) {
@@ -80,7 +83,6 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
       const scores = [...byResponse.values()]
         .map(({ ws, rid, settings, signals }) => ({ ws, rid, ...compositeScore(signals, resolveWorkspaceSettings(settings), now) }))
         .sort((a, b) => (a.ws === b.ws ? (a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
-      if (scores.length === 0) return 0;
       await tx.query(
         `INSERT INTO response_scores AS r (workspace_id, response_id, score, confidence, weight_sum, signal_count, conflicts, computed_at)
          SELECT ws, rid, score, confidence, "weightSum", "signalCount", conflicts, $2::timestamptz
@@ -90,7 +92,12 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
                signal_count = EXCLUDED.signal_count, conflicts = EXCLUDED.conflicts, computed_at = EXCLUDED.computed_at`,
         [JSON.stringify(scores), now.toISOString()],
       );
-      return scores.length;
+      await tx.query(
+        `DELETE FROM score_dirty AS d USING json_to_recordset($1::json) AS x(ws text, rid text, version bigint)
+          WHERE d.workspace_id = x.ws AND d.response_id = x.rid AND d.version = x.version`,
+        [JSON.stringify(marks)],
+      );
+      return marks.length;
     });
     total += n;
     if (n < RESCORE_BATCH) break;

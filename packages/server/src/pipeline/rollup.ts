@@ -1,8 +1,9 @@
 /**
  * Daily rollups: recomputes feedback_metrics_daily for the days processing marked dirty. A day is
  * recomputed whole from its counted signals, so re-runs are idempotent and a late event simply
- * marks its day dirty again. Claiming a dirty day deletes its mark with SKIP LOCKED in the
- * transaction that writes the rollup: one worker per day, and a failure puts the mark back.
+ * marks its day dirty again. A dirty mark is read without a lock and deleted, in the transaction
+ * that writes the rollup, only if its version is unchanged: processing never waits for a rollup,
+ * an event processed meanwhile keeps the day dirty, and a failure leaves the mark.
  */
 import { computeDailyMetrics, type DailyMetrics, type FeedbackEventType, type Polarity, type RollupRow } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
@@ -41,14 +42,16 @@ export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number
   const maxDays = options.maxDays ?? DAYS_PER_RUN;
   while (done.length < maxDays) {
     const day = await db.transaction(async (tx) => {
-      const [claimed] = await tx.query<{ workspace_id: string; day: string }>(
-        `DELETE FROM rollup_dirty WHERE (workspace_id, day) IN (
-           SELECT workspace_id, day FROM rollup_dirty ORDER BY marked_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING workspace_id, to_char(day, 'YYYY-MM-DD') AS day`,
+      const [mark] = await tx.query<{ workspace_id: string; day: string; version: number }>(
+        `SELECT workspace_id, to_char(day, 'YYYY-MM-DD') AS day, version FROM rollup_dirty
+          WHERE (workspace_id, day) NOT IN (SELECT x.ws, x.day::date FROM json_to_recordset($1::json) AS x(ws text, day text))
+          ORDER BY marked_at LIMIT 1`,
+        [JSON.stringify(done.map((d) => ({ ws: d.workspaceId, day: d.day })))],
       );
-      if (!claimed) return undefined;
-      await rollupDay(tx, claimed.workspace_id, claimed.day, options.now ?? new Date());
-      return { workspaceId: claimed.workspace_id, day: claimed.day };
+      if (!mark) return undefined;
+      await rollupDay(tx, mark.workspace_id, mark.day, options.now ?? new Date());
+      await tx.query('DELETE FROM rollup_dirty WHERE workspace_id = $1 AND day = $2::date AND version = $3', [mark.workspace_id, mark.day, mark.version]);
+      return { workspaceId: mark.workspace_id, day: mark.day };
     });
     if (!day) break;
     done.push(day);
