@@ -11,6 +11,7 @@ import http from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 
 /** One figure next to its same-run baseline (the shape `runEditDistanceBench` returns). */
@@ -213,21 +214,49 @@ export interface FeedloopOptions {
 }
 
 /**
- * Starts `node packages/server/dist/cli.js start` on a free port (LOG_LEVEL=warn) and waits for
- * `/readyz`. With `BENCH_CPU_PROF=<dir>` the child runs under `--cpu-prof` and writes its profile
+ * Starts `node packages/server/dist/cli.js start --api-only` on a free port (LOG_LEVEL=warn), as an
+ * API node of the production profile (its jobs go to BullMQ under a prefix of its own, deleted at
+ * stop; no worker takes them, so ingest is measured alone), and waits for `/readyz`. With `BENCH_CPU_PROF=<dir>` the child runs under `--cpu-prof` and writes its profile
  * there when stopped; `BENCH_FEEDLOOP_CLI=<path>` runs another build's cli.js and `BENCH_SERVER_ENV`
  * adds environment (to try a change).
  */
 export async function startFeedloop(options: FeedloopOptions): Promise<ChildServer> {
   const port = await freePort();
+  const prefix = `flbench-${token()}`;
   const env: NodeJS.ProcessEnv = {
     ...childEnv(options),
     PORT: String(port),
     HOST: LOOPBACK,
     FEEDLOOP_INIT_WORKSPACE: 'bench',
     FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
+    REDIS_URL: BENCH_REDIS_URL,
+    FEEDLOOP_REDIS_PREFIX: prefix,
   };
-  return spawnServer(cliArgs('start'), env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop');
+  const server = await spawnServer([...cliArgs('start'), '--api-only'], env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop');
+  const stop = server.stop.bind(server);
+  server.stop = async (graceMs) => {
+    await stop(graceMs);
+    await deleteRedisPrefix(prefix);
+  };
+  return server;
+}
+
+/** The Redis of the benchmarks (queues, counters). */
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Deletes every Redis key under a prefix (what a benchmark's server or worker left behind). */
+export async function deleteRedisPrefix(prefix: string): Promise<void> {
+  const redis = new Redis(BENCH_REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /**

@@ -24,10 +24,9 @@ import type { SqlClient } from '../packages/server/src/db/sql-client.js';
 import type { AuthContext } from '../packages/server/src/http/key-cache.js';
 import { createServices } from '../packages/server/src/server.js';
 import { createWorkspace } from '../packages/server/src/store/workspaces.js';
-import { createFreshDatabase, dec, envInt, int, isMain, sleep, startFeedloopWorker, token, type BenchResult } from './bench-server.js';
+import { BENCH_REDIS_URL as REDIS_URL, createFreshDatabase, dec, deleteRedisPrefix, envInt, int, isMain, sleep, startFeedloopWorker, token, type BenchResult } from './bench-server.js';
 import { makeEvent, makeResponses, type ResponseRef } from './bench-workload.js';
 
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Responses the events spread over: 5 to 15 signals each by the end, hotter than most products see. */
 const RESPONSES = 10_000;
 const INGEST_CHUNK = 1_000;
@@ -64,7 +63,10 @@ async function seedWay(db: SqlClient, events: readonly FeedbackEvent[], workspac
     id uuid PRIMARY KEY DEFAULT gen_random_uuid(), session_id text NOT NULL, rating varchar(20) NOT NULL, comment text,
     submitted_at timestamptz DEFAULT now(), submitted_by text)`);
   const prefix = `flbench-seed-${token()}`;
-  const queue = new Queue('feedback-processing', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix });
+  // BullMQ does not close connections it was given: these are closed below.
+  const queueConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const workerConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = new Queue('feedback-processing', { connection: queueConnection, prefix });
   const redis = new Redis(REDIS_URL);
   for (let i = 0; i < events.length; i += INGEST_CHUNK) {
     await queue.addBulk(
@@ -85,7 +87,7 @@ async function seedWay(db: SqlClient, events: readonly FeedbackEvent[], workspac
       await redis.hincrby(`${prefix}:feedback:${feedback.workspaceId}:today`, feedback.rating, 1);
       processed++;
     },
-    { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix, concurrency: WORKER_CONCURRENCY },
+    { connection: workerConnection, prefix, concurrency: WORKER_CONCURRENCY },
   );
   await waitFor('the seed worker', async () => processed >= events.length);
   const seconds = (performance.now() - t0) / 1000;
@@ -93,6 +95,9 @@ async function seedWay(db: SqlClient, events: readonly FeedbackEvent[], workspac
   await queue.obliterate({ force: true });
   await queue.close();
   redis.disconnect();
+  queueConnection.disconnect();
+  workerConnection.disconnect();
+  await deleteRedisPrefix(prefix);
   return events.length / seconds;
 }
 
@@ -215,6 +220,7 @@ export async function runPipelineBench(): Promise<BenchResult[]> {
   } finally {
     await db.close();
     await fresh.drop();
+    await deleteRedisPrefix(prefix);
   }
   return results;
 }

@@ -1,5 +1,5 @@
 /**
- * @feedloop/server: the HTTP API, store and CLI of feedloop.
+ * @feedloop/server: the HTTP API, store, processing pipeline, queues, webhooks and CLI of feedloop.
  */
 export { bootstrap, type BootstrapReport } from './bootstrap.js';
 export { loadConfig, type Config } from './config.js';
@@ -10,4 +10,9 @@ export { openPostgres } from './db/postgres-client.js';
 export type { SqlClient, SqlExecutor } from './db/sql-client.js';
 export { FeedloopError } from './errors.js';
 export { buildApp } from './http/app.js';
-export { createServices, startServer, type RunningServer } from './server.js';
+export { verifyWebhookSignature, signWebhookBody } from './emit/webhook-signature.js';
+export type { OutboundMessage, OutboundEventType } from './emit/outbound-message.js';
+export type { StreamSink } from './emit/stream-sink.js';
+export { Pipeline } from './pipeline/pipeline.js';
+export type { JobQueue } from './queue/job-queue.js';
+export { createServices, startServer, startWorker, type RunningServer, type RunningWorker } from './server.js';

@@ -19,9 +19,8 @@ import type { AppServices } from './http/services.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { PIPELINE_QUEUE, type PipelineJobs } from './pipeline/pipeline-jobs.js';
-import { BullmqQueue } from './queue/bullmq-queue.js';
+import { createJobQueue } from './queue/create-job-queue.js';
 import type { JobQueue } from './queue/job-queue.js';
-import { MemoryQueue } from './queue/memory-queue.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.js';
 
@@ -46,19 +45,6 @@ export interface ServiceParts {
 }
 
 /**
- * The pipeline's queue for a configuration: BullMQ on Redis, or in-process.
- *
- * @example
- * const queue = createPipelineQueue(loadConfig()); // MemoryQueue without REDIS_URL
- */
-export function createPipelineQueue(config: Config): JobQueue<PipelineJobs> {
-  const options = { concurrency: config.workerConcurrency };
-  return config.redisUrl
-    ? new BullmqQueue<PipelineJobs>(PIPELINE_QUEUE, config.redisUrl, { ...options, prefix: config.redisPrefix })
-    : new MemoryQueue<PipelineJobs>(options);
-}
-
-/**
  * Wires the services around an open database.
  *
  * @example
@@ -70,7 +56,7 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
   const pipeline = new Pipeline({
     db,
     config,
-    queue: parts.queue ?? createPipelineQueue(config),
+    queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency }),
     ...(parts.sink ? { sink: parts.sink } : {}),
     observer: {
       processed: (report, ms) => {

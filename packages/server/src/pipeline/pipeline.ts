@@ -123,12 +123,7 @@ export class Pipeline {
   async process(keys: readonly EventKey[]): Promise<ProcessReport> {
     const started = performance.now();
     const report = await this.processIsolating(keys);
-    if (report.effectId !== null) {
-      // After commit; a failure here leaves the effect in the outbox for the sweep.
-      await applyEffects(this.deps.db, { ids: [report.effectId] }, this.targets()).catch((err: unknown) =>
-        this.deps.observer?.error?.('effects', err),
-      );
-    }
+    if (report.effectId !== null) await this.applyEffectsOf(report.effectId);
     if (report.deliveryIds.length > 0) {
       await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
     }
@@ -164,7 +159,7 @@ export class Pipeline {
         total.dropped += one.dropped;
         total.failed += one.failed;
         total.deliveryIds.push(...one.deliveryIds);
-        if (one.effectId !== null) await applyEffects(this.deps.db, { ids: [one.effectId] }, this.targets()).catch(() => undefined);
+        if (one.effectId !== null) await this.applyEffectsOf(one.effectId);
       }
       return total;
     }
@@ -199,6 +194,11 @@ export class Pipeline {
     await this.deps.queue.close();
     await this.#redisCounters?.close();
     await this.deps.sink?.close();
+  }
+
+  /** Applies one batch's effects after its commit; a failure leaves them in the outbox for the sweep. */
+  private async applyEffectsOf(effectId: number): Promise<void> {
+    await applyEffects(this.deps.db, { ids: [effectId] }, this.targets()).catch((err: unknown) => this.deps.observer?.error?.('effects', err));
   }
 
   private targets() {
