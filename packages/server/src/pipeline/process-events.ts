@@ -67,7 +67,7 @@ async function insertSignals(tx: SqlExecutor, out: StageOutput): Promise<void> {
             categories, signal_class, value, weight, first_pass, learning_signal, occurred_at
        FROM json_to_recordset($1::json) AS x(workspace_id text, event_id text, response_id text, user_id text, session_id text,
             type text, status text, drop_reason text, error text, polarity text, severity text, categories text[], signal_class text,
-            value real, weight real, first_pass boolean, learning_signal jsonb, occurred_at timestamptz)`,
+            value double precision, weight double precision, first_pass boolean, learning_signal jsonb, occurred_at timestamptz)`,
     [JSON.stringify(out.signals)],
   );
 }

@@ -86,7 +86,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
       await tx.query(
         `INSERT INTO response_scores AS r (workspace_id, response_id, score, confidence, weight_sum, signal_count, conflicts, computed_at)
          SELECT ws, rid, score, confidence, "weightSum", "signalCount", conflicts, $2::timestamptz
-           FROM json_to_recordset($1::json) AS x(ws text, rid text, score real, confidence real, "weightSum" real, "signalCount" int, conflicts jsonb)
+           FROM json_to_recordset($1::json) AS x(ws text, rid text, score double precision, confidence double precision, "weightSum" double precision, "signalCount" int, conflicts jsonb)
          ON CONFLICT (workspace_id, response_id) DO UPDATE
            SET score = EXCLUDED.score, confidence = EXCLUDED.confidence, weight_sum = EXCLUDED.weight_sum,
                signal_count = EXCLUDED.signal_count, conflicts = EXCLUDED.conflicts, computed_at = EXCLUDED.computed_at`,

@@ -26,6 +26,13 @@ export function compactLearningSignal(signal: LearningSignal, answer: string): S
  * expandLearningSignal(stored, response) // the signal as emitted
  */
 export function expandLearningSignal(stored: StoredLearningSignal, response: { query: string; answer: string }): LearningSignal {
-  const { actual_output, ...rest } = stored;
-  return { ...rest, input: response.query, actual_output: actual_output ?? response.answer };
+  // Built field by field: jsonb keeps keys in its own order, the seed's order reads better.
+  return {
+    signal_type: stored.signal_type,
+    input: response.query,
+    expected_output: stored.expected_output,
+    actual_output: stored.actual_output ?? response.answer,
+    reward: stored.reward,
+    context: stored.context,
+  };
 }
