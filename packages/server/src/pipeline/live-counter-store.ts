@@ -24,7 +24,6 @@ export interface LiveCounterReader {
 
 /** The embedded store: a table written in the processing transaction. */
 export class SqlLiveCounters implements LiveCounterReader {
-  readonly kind = 'sql';
   constructor(private readonly db: SqlExecutor) {}
 
   /** Adds deltas inside the caller's transaction (rows sorted, so concurrent adds never deadlock). */
@@ -64,7 +63,6 @@ return 1`;
 
 /** The production store: Redis hashes. */
 export class RedisLiveCounters implements LiveCounterReader {
-  readonly kind = 'redis';
   readonly #redis: Redis;
 
   constructor(
