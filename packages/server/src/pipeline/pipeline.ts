@@ -24,6 +24,8 @@ const SWEEP_ROW_LIMIT = 1_000;
 const RESCORE_JOB_ID = 'rescore-pending';
 /** How long a rescore waits for more batches to coalesce with. */
 const RESCORE_DELAY_MS = 500;
+/** Tables whose rows are short-lived (outboxes and dirty marks). */
+const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty'];
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
@@ -167,7 +169,7 @@ export class Pipeline {
 
   /**
    * The outbox sweep (the `sweep` job): re-enqueues events the queue lost, applies effects left
-   * behind, and sends webhook deliveries that are due (retries).
+   * behind, sends webhook deliveries that are due (retries), and on PGlite vacuums the outboxes.
    */
   async sweep(): Promise<{ requeued: number; effects: number; deliveries: number }> {
     const { db, config } = this.deps;
@@ -175,6 +177,9 @@ export class Pipeline {
     await this.addProcessJobs(stale);
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
     const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT });
+    // PGlite runs no autovacuum: the outbox tables, whose every row is deleted soon after it is
+    // written, would keep their dead rows forever and the sweep's scan would slow with them.
+    if (db.dialect === 'pglite') await db.exec(`VACUUM ${CHURNING_TABLES.join(', ')}`);
     return { requeued: stale.length, effects: effects.applied, deliveries: deliveries.delivered + deliveries.retried + deliveries.failed };
   }
 
