@@ -5,14 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNatsSink } from '../src/emit/nats-sink.js';
 import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '../src/emit/outbound-message.js';
 import { streamSubject, type StreamSink } from '../src/emit/stream-sink.js';
-import { serviceAvailable } from './harness.js';
+import { NATS_URL, natsUp } from './nats-service.js';
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
-const natsUp = await serviceAvailable('NATS', async () => {
-  const nc = await connect({ servers: NATS_URL, timeout: 2_000 });
-  await nc.close();
-});
 
 function message(workspaceId: string, type: OutboundEventType): OutboundMessage {
   const eventId = `ev-${randomBytes(6).toString('hex')}`;

@@ -11,15 +11,11 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../src/emit/webhook-signature.js';
 import type { OutboundMessage } from '../src/emit/outbound-message.js';
-import { BACKENDS, REDIS_URL, redisUp, serviceAvailable, startTestApp, type TestApp } from './harness.js';
+import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
+import { NATS_URL, natsUp } from './nats-service.js';
 import { startRedisProcess, type RedisProcess } from './redis-process.js';
 
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 const postgres = BACKENDS.find((b) => b.name === 'postgres');
-const natsUp = await serviceAvailable('NATS', async () => {
-  const nc = await connect({ servers: NATS_URL, timeout: 2_000 });
-  await nc.close();
-});
 
 /** Fast schedules, so sweeps and retries happen within a test. */
 const FAST = { FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_SWEEP_GRACE_SECONDS: '0.5', FEEDLOOP_ROLLUP_INTERVAL_SECONDS: '0.5' };
