@@ -19,9 +19,20 @@ describe('dedupStage', () => {
     });
   });
 
-  it('is idempotent: the same event always gets the same answer', () => {
-    const event = storedEvent('thumbs_down', {}, { supersededBy: 'evt-2' });
-    expect(dedupStage(event)).toEqual(dedupStage(event));
-    expect(event.supersededBy).toBe('evt-2');
+  it('is idempotent: the same event always gets the same, expected answer, and is left unchanged', () => {
+    const cases = [
+      { marks: {}, expected: { keep: true } },
+      { marks: { duplicateOf: 'evt-0' }, expected: { keep: false, reason: 'duplicate' } },
+      { marks: { supersededBy: 'evt-2' }, expected: { keep: false, reason: 'superseded' } },
+      { marks: { duplicateOf: 'evt-0', supersededBy: 'evt-2' }, expected: { keep: false, reason: 'duplicate' } },
+    ] as const;
+    for (const { marks, expected } of cases) {
+      const event = storedEvent('thumbs_down', {}, marks);
+      const before = structuredClone(event);
+      // Each call is checked against the expected decision, not against another call: a stage
+      // that answered wrongly but consistently would pass a self-comparison.
+      for (let run = 0; run < 3; run++) expect(dedupStage(event), JSON.stringify(marks)).toEqual(expected);
+      expect(event).toEqual(before);
+    }
   });
 });
