@@ -1,8 +1,70 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url).pathname;
+const serverSrc = join(root, 'server/src');
+
+/**
+ * The layers of packages/server/src, lowest first, and what each may import besides itself,
+ * `@feedloop/core` and outside packages. Arrows point down only:
+ *
+ *   entry (index.ts, cli.ts, server.ts, bootstrap.ts)
+ *     → http → ingest → pipeline → emit → store → db → base (config.ts, errors.ts, metrics.ts)
+ *     (queue and rate-limit sit beside store: they need only base)
+ *
+ * A type or function two layers share lives in the lower one. A new folder or top-level file
+ * must be placed in this table before it can import anything.
+ */
+const LAYERS: Record<string, readonly string[]> = {
+  base: [],
+  db: ['base'],
+  queue: ['base'],
+  'rate-limit': ['base', 'db'],
+  store: ['base', 'db'],
+  emit: ['base', 'db', 'store'],
+  pipeline: ['base', 'db', 'store', 'queue', 'emit'],
+  ingest: ['base', 'db', 'store', 'queue', 'rate-limit', 'emit', 'pipeline'],
+  http: ['base', 'db', 'store', 'queue', 'rate-limit', 'emit', 'pipeline', 'ingest'],
+  bootstrap: ['base', 'db', 'store'],
+  server: ['base', 'db', 'store', 'queue', 'rate-limit', 'emit', 'pipeline', 'ingest', 'http', 'bootstrap'],
+  cli: ['base', 'db', 'store', 'queue', 'rate-limit', 'emit', 'pipeline', 'ingest', 'http', 'bootstrap', 'server'],
+  index: ['base', 'db', 'store', 'queue', 'rate-limit', 'emit', 'pipeline', 'ingest', 'http', 'bootstrap', 'server'],
+};
+
+/** Top-level files of packages/server/src and their layer; a folder is a layer of its own name. */
+const TOP_LEVEL_FILES: Record<string, string> = {
+  'config.ts': 'base',
+  'errors.ts': 'base',
+  'metrics.ts': 'base',
+  'bootstrap.ts': 'bootstrap',
+  'server.ts': 'server',
+  'cli.ts': 'cli',
+  'index.ts': 'index',
+};
+
+/** The layer of a file of packages/server/src, or undefined when the table does not place it. */
+function layerOf(file: string): string | undefined {
+  const [first, second] = relative(serverSrc, file).split(sep);
+  const layer = second === undefined ? TOP_LEVEL_FILES[first ?? ''] : first;
+  return layer !== undefined && layer in LAYERS ? layer : undefined;
+}
+
+/** Every import of a server file that goes against the table, as `from -> to`. */
+function layerViolations(files: readonly string[], importsOf: (file: string) => string[]): string[] {
+  return files.flatMap((f) => {
+    const from = layerOf(f);
+    if (from === undefined) return [`${relative(serverSrc, f)}: not in the layer table`];
+    return importsOf(f)
+      .filter((i) => i.startsWith('.'))
+      .map((i) => join(f, '..', i.replace(/\.js$/, '.ts')))
+      .filter((target) => {
+        const to = layerOf(target);
+        return to !== from && !(to !== undefined && LAYERS[from]?.includes(to));
+      })
+      .map((target) => `${relative(serverSrc, f)} (${from}) -> ${relative(serverSrc, target)} (${layerOf(target) ?? 'unplaced'})`);
+  });
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -23,6 +85,37 @@ describe('architecture', () => {
         .map((i) => `${f}: ${i}`),
     );
     expect(offenders).toEqual([]);
+  });
+
+  it('core imports nothing of the server: every relative import stays inside core/src', () => {
+    const coreSrc = join(root, 'core/src');
+    const offenders = sources(coreSrc).flatMap((f) =>
+      imports(f)
+        .filter((i) => i.startsWith('.') && relative(coreSrc, join(f, '..', i)).startsWith('..'))
+        .map((i) => `${f}: ${i}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the server imports only down its layers (the table above)', () => {
+    expect(layerViolations(sources(serverSrc), imports)).toEqual([]);
+  });
+
+  it('the layer check catches an upward import', () => {
+    // Guards the guard: a store module importing the pipeline, and an ingest module importing
+    // http, must be reported, and a downward import must not.
+    const fake: Record<string, string[]> = {
+      [join(serverSrc, 'store/a.ts')]: ['../pipeline/b.js', '../db/c.js'],
+      [join(serverSrc, 'ingest/d.ts')]: ['../http/e.js', './f.js'],
+      [join(serverSrc, 'db/g.ts')]: ['../store/h.js', '../config.js'],
+      [join(serverSrc, 'emit/i.ts')]: ['../server.js'],
+    };
+    expect(layerViolations(Object.keys(fake), (f) => fake[f] ?? [])).toEqual([
+      'store/a.ts (store) -> pipeline/b.ts (pipeline)',
+      'ingest/d.ts (ingest) -> http/e.ts (http)',
+      'db/g.ts (db) -> store/h.ts (store)',
+      'emit/i.ts (emit) -> server.ts (server)',
+    ]);
   });
 
   it('core uses no console and no process globals', () => {

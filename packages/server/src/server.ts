@@ -14,7 +14,7 @@ import { connectNatsSink } from './emit/nats-sink.js';
 import type { StreamSink } from './emit/stream-sink.js';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics } from './metrics.js';
 import type { AppServices } from './http/services.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { Pipeline } from './pipeline/pipeline.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactLearningSignal, expandLearningSignal } from '../src/pipeline/stored-learning-signal.js';
+import { compactLearningSignal, expandLearningSignal } from '../src/store/stored-learning-signal.js';
 
 const response = { query: 'What were sales last month?', answer: 'SELECT * FROM sales' };
 const signal = {

@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FeedloopError } from '../errors.js';
-import type { AuthContext, KeyCache } from './key-cache.js';
+import type { AuthContext } from '../store/auth-context.js';
+import type { KeyCache } from './key-cache.js';
 
 /** Who may call a route. */
 export type Access = 'none' | 'public' | 'secret';

@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { FeedloopError } from '../errors.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../metrics.js';
 
 const FASTIFY_CODES: Record<string, () => FeedloopError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => new FeedloopError('FEEDLOOP_ERR_VALIDATION_BODY_TOO_LARGE', 'the request body is too large'),

@@ -3,18 +3,11 @@
  * a database round trip per request. A revocation is seen at once by the process that made it
  * and by others within the cache's time to live.
  */
-import { resolveWorkspaceSettings, type WorkspaceSettings } from '@feedloop/core';
+import { resolveWorkspaceSettings } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
 import { hashKey, type KeyKind } from '../store/api-keys.js';
-
-/** Who a request is: its key, workspace, what the key may do, and the workspace's settings. */
-export interface AuthContext {
-  keyId: string;
-  workspaceId: string;
-  kind: KeyKind;
-  settings: WorkspaceSettings;
-}
+import type { AuthContext } from '../store/auth-context.js';
 
 const MAX_ENTRIES = 10_000;
 

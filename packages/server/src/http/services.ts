@@ -7,7 +7,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { IngestService } from '../ingest/ingest-service.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { KeyCache } from './key-cache.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../metrics.js';
 
 /** What routes may use. */
 export interface AppServices {

@@ -20,7 +20,7 @@ import {
   type LearningSignal,
 } from '@feedloop/core';
 import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
-import { compactLearningSignal, type StoredLearningSignal } from './stored-learning-signal.js';
+import { compactLearningSignal, type StoredLearningSignal } from '../store/stored-learning-signal.js';
 import type { ClaimedEvent } from './load-claimed.js';
 
 /** A row of feedback_signals. */

@@ -4,7 +4,7 @@
  */
 import type { LearningSignal, SignalConflict } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
-import { expandLearningSignal, type StoredLearningSignal } from '../pipeline/stored-learning-signal.js';
+import { expandLearningSignal, type StoredLearningSignal } from './stored-learning-signal.js';
 
 /** A response's composite quality as the API shows it. */
 export interface ResponseQualityView {
