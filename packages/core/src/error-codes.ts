@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_VALIDATION_BAD_JSON: { status: 400, description: 'The body is not valid JSON' },
   FEEDLOOP_ERR_VALIDATION_BODY_TOO_LARGE: { status: 413, description: 'The body is larger than the limit for this route' },
   FEEDLOOP_ERR_VALIDATION_UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body is not application/json' },
+  FEEDLOOP_ERR_VALIDATION_UNSTORABLE: { status: 400, description: 'A string or key holds a NUL character or a lone surrogate, or a value the database refused' },
   FEEDLOOP_ERR_AUTH_MISSING_KEY: { status: 401, description: 'No `Authorization: Bearer <key>` header' },
   FEEDLOOP_ERR_AUTH_INVALID_KEY: { status: 401, description: 'The key is unknown, revoked, or its workspace is gone' },
   FEEDLOOP_ERR_AUTH_FORBIDDEN: { status: 403, description: 'A public key may only submit feedback' },

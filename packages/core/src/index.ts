@@ -73,7 +73,8 @@ export {
 export { DEFAULT_SIGNAL_WEIGHTS, signalWeight } from './signals/signal-weights.js';
 export { decayFactor, weigh } from './signals/weigh.js';
 export { responseSchema, type ResponseInput, type ResponseRegistration } from './response-schema.js';
-export { fieldPath, firstIssue, validateFeedbackEvent, validateResponse, type Validated } from './validate.js';
+export { escapeUnstorable, findUnstorable, unstorableReason, type Unstorable } from './storable-text.js';
+export { checkStorable, fieldPath, firstIssue, validateFeedbackEvent, validateResponse, type Validated } from './validate.js';
 export {
   resolveWorkspaceSettings,
   workspaceSettingsPatchSchema,

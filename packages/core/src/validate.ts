@@ -7,6 +7,7 @@ import type { ErrorBody } from './error-codes.js';
 import { feedbackEventSchema, type FeedbackEvent } from './event-schema.js';
 import { isFeedbackEventType, sourceOfType } from './event-types.js';
 import { responseSchema, type ResponseRegistration } from './response-schema.js';
+import { findUnstorable } from './storable-text.js';
 
 /** The result of validating untrusted input. */
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
@@ -46,6 +47,24 @@ export function firstIssue(error: z.ZodError, prefix?: string): ErrorBody {
 }
 
 /**
+ * Refuses a value holding a string or key the database cannot store (a NUL character, a lone
+ * surrogate; see `storable-text.ts`): `FEEDLOOP_ERR_VALIDATION_UNSTORABLE` naming the field.
+ * Every write route runs it, so such input is a 400 for its sender instead of a failed shared
+ * transaction for everyone.
+ *
+ * @param prefix the value's own path, e.g. `events[3]`.
+ * @example
+ * checkStorable({ metadata: { note: 'a\u0000' } }) // { code: 'FEEDLOOP_ERR_VALIDATION_UNSTORABLE', field: 'metadata.note', ... }
+ * checkStorable({ metadata: { note: 'ok' } }) // undefined
+ */
+export function checkStorable(value: unknown, prefix?: string): ErrorBody | undefined {
+  const found = findUnstorable(value);
+  if (!found) return undefined;
+  const field = fieldPath([...(prefix ? [prefix] : []), ...found.path]);
+  return { code: 'FEEDLOOP_ERR_VALIDATION_UNSTORABLE', message: field ? `${field}: ${found.reason}` : found.reason, ...(field ? { field } : {}) };
+}
+
+/**
  * Validates one feedback event: known type, payload of that type, source agreeing with the type.
  * Time rules (feedback window, future timestamps) need the response and the clock, and live in
  * `judgeFeedback`.
@@ -70,6 +89,8 @@ export function validateFeedbackEvent(input: unknown): Validated<FeedbackEvent> 
   }
   const parsed = feedbackEventSchema.safeParse(input);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  const unstorable = checkStorable(parsed.data);
+  if (unstorable) return { ok: false, error: unstorable };
   const event = parsed.data as FeedbackEvent;
   if (event.source !== undefined && event.source !== sourceOfType(event.type)) {
     return {
@@ -85,12 +106,14 @@ export function validateFeedbackEvent(input: unknown): Validated<FeedbackEvent> 
 }
 
 /**
- * Validates one response registration.
+ * Validates one response registration, its strings and metadata keys storable.
  *
  * @example
  * validateResponse({ query: 'q', answer: 'a' }).ok // true
  */
 export function validateResponse(input: unknown): Validated<ResponseRegistration> {
   const parsed = responseSchema.safeParse(input);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: firstIssue(parsed.error) };
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  const unstorable = checkStorable(parsed.data);
+  return unstorable ? { ok: false, error: unstorable } : { ok: true, value: parsed.data };
 }

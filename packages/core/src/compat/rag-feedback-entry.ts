@@ -9,7 +9,7 @@ import type { ErrorBody } from '../error-codes.js';
 import { RAG_CATEGORIES } from '../event-payloads.js';
 import { idSchema, metadataSchema, timestampSchema, type FeedbackEvent } from '../event-schema.js';
 import { responseSchema } from '../response-schema.js';
-import { firstIssue, validateFeedbackEvent, type Validated } from '../validate.js';
+import { checkStorable, firstIssue, validateFeedbackEvent, type Validated } from '../validate.js';
 import { renameErrorField } from './rlhf-event.js';
 
 /** The two ratings of the RAG seed. */
@@ -69,6 +69,9 @@ export function mapRagFeedbackEntry(input: unknown): Validated<FeedbackEvent> {
   }
   const parsed = ragFeedbackEntrySchema.safeParse(input);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  // Checked on the entry as sent, so the error names the entry's field (`query`, not `metadata.query`).
+  const unstorable = checkStorable(parsed.data);
+  if (unstorable) return { ok: false, error: unstorable };
   const entry = parsed.data;
   const metadata: Record<string, unknown> = { ...entry.metadata };
   for (const key of INFORMATIONAL) {

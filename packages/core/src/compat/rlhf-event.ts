@@ -12,7 +12,7 @@ import type { ErrorBody } from '../error-codes.js';
 import { idSchema, timestampSchema, type FeedbackEvent } from '../event-schema.js';
 import { SIGNAL_SOURCES, type FeedbackEventType } from '../event-types.js';
 import { LIMITS } from '../limits.js';
-import { firstIssue, validateFeedbackEvent, type Validated } from '../validate.js';
+import { checkStorable, firstIssue, validateFeedbackEvent, type Validated } from '../validate.js';
 
 /** The seed's seven feedback types; each is a feedloop type of the same name. */
 export const RLHF_FEEDBACK_TYPES = [
@@ -218,6 +218,9 @@ export function mapRlhfEvent(input: unknown, routeType?: RlhfFeedbackType): Vali
   if (!type.ok) return type;
   const parsed = parseSchema.safeParse({ ...input, feedback_type: type.value });
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
+  // Checked on the event as sent, so the error names the seed's field (`data.corrected_sql`).
+  const unstorable = checkStorable(parsed.data);
+  if (unstorable) return { ok: false, error: unstorable };
   const e = parsed.data;
   const data = RLHF_DATA_SCHEMAS[type.value].safeParse(e.data ?? {});
   if (!data.success) return { ok: false, error: firstIssue(data.error, 'data') };
