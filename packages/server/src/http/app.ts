@@ -7,7 +7,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { installAuth } from './auth.js';
-import { installErrorHandlers } from './error-handler.js';
+import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { compatRoutes } from './routes/compat.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
@@ -16,6 +16,7 @@ import { statsRoutes } from './routes/stats.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AppServices } from './services.js';
+import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
 
 /** Options of the app beyond its services. */
@@ -39,25 +40,19 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     requestIdHeader: 'x-request-id',
-    return503OnClosing: true,
+    // Fastify's own answers to these have another shape than the API's errors: see error-handler.ts.
+    return503OnClosing: false,
+    frameworkErrors: sendFrameworkError,
+    clientErrorHandler,
   });
   // The API speaks JSON only; anything else is a 415, not a string handed to the validators.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(zodValidatorCompiler);
   // Responses are built by our own code from typed values; plain JSON.stringify is the fastest.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installShutdown(app);
   installErrorHandlers(app, metrics);
   installAuth(app, services.keys);
-
-  // On shutdown, answered keep-alive connections would hold `close()` open until the client hangs
-  // up (browsers and proxy pools keep them for a long time): tell clients to reconnect elsewhere.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) void reply.header('connection', 'close');
-  });
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -73,7 +68,13 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  // The docs page and its assets are public; every other route needs a key (see auth.ts).
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, access: 'none' };
+    });
+    await docs.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  });
 
   await app.register(healthRoutes, services);
   await app.register(feedbackRoutes, services);
