@@ -67,6 +67,69 @@ describe('GroupCommitter', () => {
     await committer.drain();
   });
 
+  describe('a failed flush punishes only the items at fault', () => {
+    type Out = { ok: true; v: number } | { ok: false; v: number };
+    const poisoned = (bad: ReadonlySet<number>, committed: number[], flushes: number[][]) =>
+      new GroupCommitter<number, Out>(
+        async (items) => {
+          flushes.push(items);
+          await new Promise((r) => setImmediate(r));
+          if (items.some((i) => bad.has(i))) throw Object.assign(new Error('bad value'), { code: '22P05' });
+          committed.push(...items);
+          return items.map((v) => ({ ok: true, v }));
+        },
+        { maxBatch: 1_000, concurrency: 1, splitOnFailure: (err) => (err as { code?: string }).code === '22P05', failedAlone: (v) => ({ ok: false, v }) },
+      );
+
+    it('splits the batch until the poisoned items are alone; everyone else is committed once', async () => {
+      const bad = new Set([3, 77, 78, 150]);
+      const committed: number[] = [];
+      const flushes: number[][] = [];
+      const committer = poisoned(bad, committed, flushes);
+      const results = await committer.submitMany(Array.from({ length: 200 }, (_, i) => i));
+      expect(results.filter((r) => !r.ok).map((r) => r.v)).toEqual([3, 77, 78, 150]);
+      expect(results.filter((r) => r.ok)).toHaveLength(196);
+      expect([...committed].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i).filter((i) => !bad.has(i)));
+      // Bisection is logarithmic per bad item, far from one flush per item.
+      expect(flushes.length).toBeLessThan(4 * 2 * Math.ceil(Math.log2(200)) + 2);
+      expect(committer.flushes).toBe(flushes.length);
+    });
+
+    it('writes a batch without failures in one flush, with no retries', async () => {
+      const committed: number[] = [];
+      const flushes: number[][] = [];
+      const committer = poisoned(new Set(), committed, flushes);
+      await committer.submitMany(Array.from({ length: 100 }, (_, i) => i));
+      expect(flushes).toHaveLength(1);
+    });
+
+    it('does not split when the failure is no item\'s fault (database down): everyone fails at once', async () => {
+      let calls = 0;
+      const committer = new GroupCommitter<number, number>(
+        async () => {
+          calls++;
+          throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        },
+        { maxBatch: 100, concurrency: 1, splitOnFailure: (err) => (err as { code?: string }).code !== 'ECONNREFUSED', failedAlone: (v) => v },
+      );
+      const settled = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => committer.submit(i)));
+      expect(settled.every((r) => r.status === 'rejected')).toBe(true);
+      expect(calls).toBe(1);
+    });
+
+    it('fails an item alone with the error when failedAlone throws, the others still committed', async () => {
+      const committer = new GroupCommitter<number, number>(
+        async (items) => {
+          if (items.includes(5)) throw new TypeError('bug');
+          return items;
+        },
+        { maxBatch: 100, concurrency: 1, splitOnFailure: () => true, failedAlone: (_, err) => { throw err; } },
+      );
+      const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => committer.submit(i)));
+      expect(settled.map((r) => r.status)).toEqual(Array.from({ length: 10 }, (_, i) => (i === 5 ? 'rejected' : 'fulfilled')));
+    });
+  });
+
   it('refuses a flush that answers the wrong number of results', async () => {
     const committer = new GroupCommitter<number, number>(async () => [], { maxBatch: 10, concurrency: 1 });
     await expect(committer.submit(1)).rejects.toThrow(/0 results for 1 items/);

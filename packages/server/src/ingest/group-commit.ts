@@ -3,17 +3,35 @@
  * caller is answered after the transaction holding its item has committed. Under load a flush
  * carries everything that arrived while the previous one was writing, so the number of commits
  * stays small while every acknowledgement still means "committed".
+ *
+ * A shared transaction must not let one caller's item fail everyone's: when a flush fails and
+ * the failure may be an item's doing (the committer is told which failures are, e.g. a value
+ * the database refuses, as opposed to a database that is down), the batch is written again in
+ * halves, recursively, until the items that fail alone are found. Only those get the failure
+ * (through `failedAlone`); every other item is committed and answered. The splitting happens only
+ * after a failure, so the normal path costs nothing more. Each retry writes a batch whose
+ * transaction rolled back, so nothing of it was stored: no item is written twice.
  */
 
 /** Writes a batch; returns one result per item, in order. Throwing fails every item of the batch. */
 export type FlushFn<I, O> = (items: I[]) => Promise<O[]>;
 
 /** Tuning of a committer. */
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<I = unknown, O = unknown> {
   /** Items in one transaction at most; more wait for the next flush. */
   maxBatch: number;
   /** Flushes in flight at once: 1 for a single-connection database, a few for a server. */
   concurrency: number;
+  /**
+   * Whether a flush failure may be caused by some item of the batch, so the batch is split and
+   * retried to find it. Absent or false (e.g. the database is unreachable): every item fails.
+   */
+  splitOnFailure?: (err: unknown) => boolean;
+  /**
+   * The answer for an item whose flush failed with it alone: an outcome (e.g. a rejection with
+   * a 4xx code), or throw to fail the item's promise. Absent: the item's promise fails with `err`.
+   */
+  failedAlone?: (item: I, err: unknown) => O;
 }
 
 interface Pending<I, O> {
@@ -31,14 +49,14 @@ interface Pending<I, O> {
  */
 export class GroupCommitter<I, O> {
   readonly #flush: FlushFn<I, O>;
-  readonly #options: GroupCommitOptions;
+  readonly #options: GroupCommitOptions<I, O>;
   #queue: Pending<I, O>[] = [];
   #inFlight = 0;
   #scheduled = false;
   #idle: Array<() => void> = [];
   #flushes = 0;
 
-  constructor(flush: FlushFn<I, O>, options: GroupCommitOptions) {
+  constructor(flush: FlushFn<I, O>, options: GroupCommitOptions<I, O>) {
     this.#flush = flush;
     this.#options = options;
   }
@@ -91,12 +109,43 @@ export class GroupCommitter<I, O> {
   }
 
   async #write(batch: Pending<I, O>[]): Promise<void> {
+    let results: O[];
     try {
-      const results = await this.#flush(batch.map((p) => p.item));
-      if (results.length !== batch.length) throw new Error(`flush returned ${results.length} results for ${batch.length} items`);
-      batch.forEach((p, i) => p.resolve(results[i] as O));
+      results = await this.#flush(batch.map((p) => p.item));
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      await this.#isolate(batch, err);
+      return;
     }
+    if (results.length !== batch.length) {
+      const err = new Error(`flush returned ${results.length} results for ${batch.length} items`);
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    batch.forEach((p, i) => p.resolve(results[i] as O));
+  }
+
+  /** After a failed flush: fail everyone, or split and retry to find the items at fault. */
+  async #isolate(batch: Pending<I, O>[], err: unknown): Promise<void> {
+    if (!(this.#options.splitOnFailure?.(err) ?? false)) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    if (batch.length === 1) {
+      const [p] = batch as [Pending<I, O>];
+      const failedAlone = this.#options.failedAlone;
+      if (!failedAlone) return p.reject(err);
+      try {
+        p.resolve(failedAlone(p.item, err));
+      } catch (e) {
+        p.reject(e);
+      }
+      return;
+    }
+    // Halves one after the other: a good half commits, a failing one is split again.
+    const half = Math.ceil(batch.length / 2);
+    this.#flushes++;
+    await this.#write(batch.slice(0, half));
+    this.#flushes++;
+    await this.#write(batch.slice(half));
   }
 }

@@ -3,16 +3,17 @@
  * group committers for feedback and responses. Routes (v1 and the seeds' compatible ones)
  * validate and map their input, then call this.
  */
-import type { FeedbackEvent, ResponseRegistration } from '@feedloop/core';
+import type { ErrorBody, FeedbackEvent, ResponseRegistration } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
+import { classifyWriteFailure } from '../db/write-failure.js';
 import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { Metrics } from '../metrics.js';
 import type { EventKey } from '../pipeline/pipeline-jobs.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from './feedback-writer.js';
-import { GroupCommitter } from './group-commit.js';
+import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { ResponseFactsCache } from './response-facts-cache.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from './response-writer.js';
 
@@ -20,13 +21,37 @@ const RATE_WINDOW_MS = 60_000;
 /** Events per transaction at most; a batch request of 1,000 fits whole. */
 const MAX_COMMIT_BATCH = 5_000;
 
-/** A failed write is the database's trouble, not the client's: 503, so the client retries. */
+/**
+ * A write that failed because the database cannot take writes is answered 503, so the client
+ * retries. Any other failure that reaches a caller (one its own item caused alone and that is
+ * no refused value, i.e. a bug) goes on as it is: a 500, logged.
+ */
 async function unavailableOnFailure<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
+    if (err instanceof FeedloopError || classifyWriteFailure(err) !== 'unavailable') throw err;
     throw new FeedloopError('FEEDLOOP_ERR_UNAVAILABLE', 'the database did not take the write; retry', { cause: err });
   }
+}
+
+/**
+ * How the committers treat a failed flush: unless the database is unavailable, the batch is
+ * split to find the items at fault; an item the database refuses alone is rejected with
+ * `FEEDLOOP_ERR_VALIDATION_UNSTORABLE` (its sender's fault), and everyone else is written.
+ */
+function isolateFailures<I, O>(rejected: (item: I, error: ErrorBody) => O): Pick<GroupCommitOptions<I, O>, 'splitOnFailure' | 'failedAlone'> {
+  return {
+    splitOnFailure: (err) => classifyWriteFailure(err) !== 'unavailable',
+    failedAlone: (item, err) => {
+      if (classifyWriteFailure(err) !== 'data') throw err;
+      const sqlstate = (err as { code?: unknown }).code;
+      return rejected(item, {
+        code: 'FEEDLOOP_ERR_VALIDATION_UNSTORABLE',
+        message: `the database refused a value of this item (SQLSTATE ${String(sqlstate)}); nothing of it was stored`,
+      });
+    },
+  };
 }
 
 /**
@@ -57,7 +82,7 @@ export class IngestService {
     this.#feedback = new GroupCommitter(
       async (items) => {
         metrics.commitBatchSize.observe({ kind: 'feedback' }, items.length);
-        const outcomes = await unavailableOnFailure(writeFeedbackBatch(db, items, { cache }));
+        const outcomes = await writeFeedbackBatch(db, items, { cache });
         // Retries of stored ids are handed over too: processing is idempotent, and a cheap no-op.
         const keys: EventKey[] = [];
         outcomes.forEach((o, i) => {
@@ -67,14 +92,22 @@ export class IngestService {
         onCommitted(keys);
         return outcomes;
       },
-      { maxBatch: MAX_COMMIT_BATCH, concurrency },
+      {
+        maxBatch: MAX_COMMIT_BATCH,
+        concurrency,
+        ...isolateFailures<FeedbackSubmission, FeedbackOutcome>((item, error) => ({ id: item.event.id, status: 'rejected', error })),
+      },
     );
     this.#responses = new GroupCommitter(
       (items) => {
         metrics.commitBatchSize.observe({ kind: 'responses' }, items.length);
-        return unavailableOnFailure(writeResponseBatch(db, items));
+        return writeResponseBatch(db, items);
       },
-      { maxBatch: MAX_COMMIT_BATCH, concurrency },
+      {
+        maxBatch: MAX_COMMIT_BATCH,
+        concurrency,
+        ...isolateFailures<ResponseSubmission, ResponseOutcome>((item, error) => ({ id: item.response.id, status: 'rejected', error })),
+      },
     );
   }
 
@@ -108,13 +141,15 @@ export class IngestService {
    * the caller ({@link countRejected}), which also sees the ones validation made.
    */
   async submitFeedback(auth: AuthContext, events: FeedbackEvent[]): Promise<FeedbackOutcome[]> {
-    const outcomes = await this.#feedback.submitMany(
-      events.map((event) => ({
-        workspaceId: auth.workspaceId,
-        settings: auth.settings,
-        event: { ...event, id: event.id ?? uuidv7() },
-        trustClientTime: auth.kind === 'secret',
-      })),
+    const outcomes = await unavailableOnFailure(
+      this.#feedback.submitMany(
+        events.map((event) => ({
+          workspaceId: auth.workspaceId,
+          settings: auth.settings,
+          event: { ...event, id: event.id ?? uuidv7() },
+          trustClientTime: auth.kind === 'secret',
+        })),
+      ),
     );
     for (const o of outcomes) if (o.status !== 'rejected') this.metrics.feedbackEvents.inc({ status: o.status, code: '' });
     return outcomes;
@@ -127,8 +162,10 @@ export class IngestService {
 
   /** Writes validated responses; each outcome arrives after its commit. */
   async registerResponses(auth: AuthContext, responses: ResponseRegistration[]): Promise<ResponseOutcome[]> {
-    const outcomes = await this.#responses.submitMany(
-      responses.map((response) => ({ workspaceId: auth.workspaceId, response: { ...response, id: response.id ?? uuidv7() } })),
+    const outcomes = await unavailableOnFailure(
+      this.#responses.submitMany(
+        responses.map((response) => ({ workspaceId: auth.workspaceId, response: { ...response, id: response.id ?? uuidv7() } })),
+      ),
     );
     for (const o of outcomes) this.metrics.responses.inc({ status: o.status });
     return outcomes;

@@ -48,7 +48,7 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
     schema: {
       summary: 'Register an AI response',
       tags: ['responses'],
-      body: responseSchema,
+      body: withValidator(responseSchema, validateResponse),
       response: {
         201: z.object({ id: z.string(), status: z.literal('created') }),
         200: z.object({ id: z.string(), status: z.literal('duplicate') }),
