@@ -26,6 +26,7 @@ const envSchema = z.object({
   FEEDLOOP_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
   FEEDLOOP_BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(32 * 1_048_576),
   FEEDLOOP_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  FEEDLOOP_METRICS_TOKEN: optionalString,
   FEEDLOOP_KEY_CACHE_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
   FEEDLOOP_WRITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   NATS_URL: optionalString,
@@ -56,6 +57,8 @@ export interface Config {
   readonly batchBodyLimitBytes: number;
   /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
   readonly trustProxy: boolean;
+  /** When set, `/metrics` wants `Authorization: Bearer <token>`; unset, it is open (scrapers on a private network). */
+  readonly metricsToken: string | undefined;
   /** How long a key lookup is cached; a revocation reaches other processes within this time. */
   readonly keyCacheSeconds: number;
   /** Group-commit transactions in flight at once: 1 on PGlite (one connection), default 2 on Postgres. */
@@ -110,6 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.FEEDLOOP_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: e.FEEDLOOP_BATCH_BODY_LIMIT_BYTES,
     trustProxy: e.FEEDLOOP_TRUST_PROXY,
+    metricsToken: e.FEEDLOOP_METRICS_TOKEN,
     keyCacheSeconds: e.FEEDLOOP_KEY_CACHE_SECONDS,
     writeConcurrency: e.DATABASE_URL ? (e.FEEDLOOP_WRITE_CONCURRENCY ?? 2) : 1,
     natsUrl: e.NATS_URL,

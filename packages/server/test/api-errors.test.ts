@@ -118,3 +118,50 @@ describe('coded errors while closing', () => {
     await database.close();
   });
 });
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`readiness on ${backend.name}`, () => {
+    it("answers a coded 503 without the database driver's text when the database is gone", async () => {
+      const t = await startTestApp(await backend.open());
+      try {
+        expect((await t.app.inject({ method: 'GET', url: '/readyz' })).json()).toMatchObject({ status: 'ready' });
+        await t.db.close();
+        const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+        expect(res.statusCode).toBe(503);
+        expect(res.json()).toEqual({ error: { code: 'FEEDLOOP_ERR_UNAVAILABLE', message: 'the database is not reachable; see the server log' } });
+      } finally {
+        await t.close().catch(() => undefined);
+      }
+    });
+  });
+}
+
+describe('the metrics token', () => {
+  it('protects /metrics with FEEDLOOP_METRICS_TOKEN when it is set', async () => {
+    const token = 'metrics-token-0123456789abcdef';
+    const t = await startTestApp(await BACKENDS[0]!.open(), { FEEDLOOP_METRICS_TOKEN: token });
+    try {
+      const none = await t.app.inject({ method: 'GET', url: '/metrics' });
+      expect([none.statusCode, none.json().error.code]).toEqual([401, 'FEEDLOOP_ERR_AUTH_MISSING_KEY']);
+      const wrong = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}x` } });
+      expect([wrong.statusCode, wrong.json().error.code]).toEqual([401, 'FEEDLOOP_ERR_AUTH_INVALID_KEY']);
+      // An API key is not the metrics token.
+      const apiKey = await t.app.inject({ method: 'GET', url: '/metrics', headers: t.auth });
+      expect(apiKey.statusCode).toBe(401);
+      const right = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+      expect(right.statusCode).toBe(200);
+      expect(right.body).toContain('feedloop_http_requests_total');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('leaves /metrics open when FEEDLOOP_METRICS_TOKEN is unset', async () => {
+    const t = await startTestApp(await BACKENDS[0]!.open());
+    try {
+      expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

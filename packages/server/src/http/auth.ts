@@ -1,7 +1,8 @@
 /**
- * Bearer-key authentication. Each route declares who may call it in `config.access`:
- * `none` (health, metrics, docs), `public` (feedback submission: public or secret keys) or
- * `secret` (the default for every route under `/v1/` and `/api/`).
+ * Bearer-key authentication, deny by default. Each route declares who may call it in
+ * `config.access`: `none` (health, readiness, metrics, the docs: marked one by one), `public`
+ * (feedback submission: public or secret keys) or `secret`, the default of every route that
+ * does not say otherwise, wherever it is mounted.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FeedloopError } from '../errors.js';
@@ -35,8 +36,10 @@ export function authOf(request: FastifyRequest): AuthContext {
 export function installAuth(app: FastifyInstance, keys: KeyCache): void {
   app.decorateRequest('auth', undefined);
   app.addHook('onRequest', async (request) => {
-    const url = request.routeOptions.url;
-    const access = request.routeOptions.config.access ?? (url?.startsWith('/v1/') || url?.startsWith('/api/') ? 'secret' : 'none');
+    // An unknown route answers 404 (or 405) without a key: it holds no data, and looking the key
+    // up first would let anyone probe keys through it.
+    if (request.is404) return;
+    const access = request.routeOptions.config.access ?? 'secret';
     if (access === 'none') return;
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;

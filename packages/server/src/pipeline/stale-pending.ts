@@ -25,10 +25,18 @@ export async function takeStalePending(db: SqlExecutor, graceMs: number, limit: 
   return rows.map((r) => [r.workspace_id, r.event_id]);
 }
 
-/** How many events wait for processing, and how old the oldest is (ms). */
-export async function pendingBacklog(db: SqlExecutor): Promise<{ pending: number; oldestAgeMs: number | null }> {
+/**
+ * How many events of one workspace wait for processing, and how old the oldest is (ms). Scoped to
+ * the workspace: a tenant's backlog tells how busy the others are.
+ *
+ * @example
+ * await pendingBacklog(db, 'ws_1') // { pending: 3, oldestAgeMs: 120.5 }
+ */
+export async function pendingBacklog(db: SqlExecutor, workspaceId: string): Promise<{ pending: number; oldestAgeMs: number | null }> {
   const [row] = await db.query<{ n: number; oldest_ms: number | null }>(
-    `SELECT count(*)::int AS n, (extract(epoch FROM now() - min(created_at)) * 1000)::float8 AS oldest_ms FROM pipeline_pending`,
+    `SELECT count(*)::int AS n, (extract(epoch FROM now() - min(created_at)) * 1000)::float8 AS oldest_ms
+       FROM pipeline_pending WHERE workspace_id = $1`,
+    [workspaceId],
   );
   return { pending: row?.n ?? 0, oldestAgeMs: row?.oldest_ms ?? null };
 }

@@ -1,6 +1,7 @@
 /**
  * `/v1/stats/live` (today's live counters, straight from the counters: no scan) and
- * `/v1/pipeline` (the processing backlog, failed events and queue state).
+ * `/v1/pipeline` (the workspace's processing backlog and failed events). The shared queue's counts
+ * are not shown to a workspace: they tell how busy the others are.
  */
 import { liveStatsFromFields, utcDay } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
@@ -39,21 +40,19 @@ export const statsRoutes: FastifyPluginAsync<AppServices> = async (app, { db, pi
   });
 
   r.get('/v1/pipeline', {
-    schema: { summary: 'Processing backlog, failed events and queue state', tags: ['stats'] },
+    schema: { summary: "The workspace's processing backlog and failed events", tags: ['stats'] },
     handler: async (request) => {
       const { workspaceId } = authOf(request);
-      const [backlog, failed, counts] = await Promise.all([
-        pendingBacklog(db),
+      const [backlog, failed] = await Promise.all([
+        pendingBacklog(db, workspaceId),
         db.query<{ event_id: string; type: string; error: string | null; processed_at: Date }>(
           `SELECT event_id, type, error, processed_at FROM feedback_signals
             WHERE workspace_id = $1 AND status = 'failed' ORDER BY processed_at DESC LIMIT $2`,
           [workspaceId, FAILED_LISTED],
         ),
-        pipeline.queueCounts().catch(() => null),
       ]);
       return {
         backlog,
-        queue: counts,
         failedEvents: failed.map((f) => ({ eventId: f.event_id, type: f.type, error: f.error, processedAt: f.processed_at.toISOString() })),
       };
     },
