@@ -3,7 +3,7 @@
  * connection, so statements are naturally serialized.
  */
 import { PGlite } from '@electric-sql/pglite';
-import type { SqlClient, SqlExecutor } from './sql-client.js';
+import { SET_UTC, type SqlClient, type SqlExecutor } from './sql-client.js';
 
 /**
  * Opens PGlite on a data folder, or in memory when `dataDir` is undefined (tests).
@@ -13,6 +13,8 @@ import type { SqlClient, SqlExecutor } from './sql-client.js';
  */
 export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
   const db = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+  // Days are UTC days: the one connection runs in UTC, whatever the data folder's configuration.
+  await db.exec(SET_UTC);
   type Ex = Pick<PGlite, 'query' | 'exec'>;
   const run = async <R>(ex: Ex, text: string, params?: readonly unknown[]): Promise<R[]> =>
     (await ex.query<R>(text, params as unknown[] | undefined)).rows;

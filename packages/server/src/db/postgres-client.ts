@@ -2,7 +2,7 @@
  * The production database: a Postgres server through a node-postgres pool.
  */
 import pg from 'pg';
-import type { SqlClient, SqlExecutor } from './sql-client.js';
+import { SET_UTC, type SqlClient, type SqlExecutor } from './sql-client.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -37,6 +37,12 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   // A pool reports idle-client errors (a server restart) here; queries then fail and are retried
   // by their callers, so an unhandled 'error' must not crash the process.
   pool.on('error', () => undefined);
+  // Days are UTC days (rollups, live counters): every connection runs in UTC, whatever the
+  // server's or the database's default. A SET rather than a startup option, which an `options`
+  // parameter in the URL would replace. The client queues it before any query it is handed.
+  pool.on('connect', (client) => {
+    client.query(SET_UTC).catch(() => undefined);
+  });
   const run = async <R>(ex: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
     (await ex.query(text, params as unknown[] | undefined)).rows as R[];
   const executor = (ex: pg.Pool | pg.PoolClient): SqlExecutor => ({

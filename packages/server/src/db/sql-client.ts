@@ -4,6 +4,12 @@
  * same SQL and migrations run on both and one test suite covers both.
  */
 
+/**
+ * The first statement of every connection: days are UTC days (rollups, live counters),
+ * so a session never takes the server's or the database's default time zone.
+ */
+export const SET_UTC = "SET TimeZone = 'UTC'";
+
 /** Runs SQL: plain statements with `$1` parameters. */
 export interface SqlExecutor {
   /** Runs one statement and returns its rows. */

@@ -60,7 +60,9 @@ export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number
 }
 
 /**
- * Recomputes one workspace's day (UTC) from its counted, current signals.
+ * Recomputes one workspace's day (UTC) from its counted, current signals. The day's bounds are
+ * UTC midnights written out (`AT TIME ZONE 'UTC'`): a bare `date` compared with a `timestamptz`
+ * is cast in the session's zone, and the connections' UTC setting should not be all that holds.
  *
  * @example
  * await db.transaction((tx) => rollupDay(tx, 'ws_1', '2026-11-22', new Date()));
@@ -74,7 +76,7 @@ export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: strin
        JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id
        JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
       WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL
-        AND s.occurred_at >= $2::date AND s.occurred_at < $2::date + 1`,
+        AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
     [workspaceId, day],
   );
   const metrics = computeDailyMetrics(rows.map(toRollupRow));
