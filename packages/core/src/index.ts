@@ -39,6 +39,7 @@ export {
   type FeedbackEventType,
   type SignalSource,
 } from './event-types.js';
+export { classifyIpAddress, type IpAddressClass } from './ip-address.js';
 export { ID_PATTERN, LIMITS } from './limits.js';
 export { classify } from './signals/classify.js';
 export { compositeScore } from './signals/composite-score.js';
