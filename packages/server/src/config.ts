@@ -38,6 +38,8 @@ const envSchema = z.object({
   FEEDLOOP_SWEEP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3_600).default(5),
   FEEDLOOP_SWEEP_GRACE_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
   FEEDLOOP_ROLLUP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
+  FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).max(10_000).default(20),
 });
 
 /** The server's configuration. */
@@ -81,6 +83,14 @@ export interface Config {
   readonly sweepGraceMs: number;
   /** How often dirty days are rolled up into feedback_metrics_daily. */
   readonly rollupIntervalMs: number;
+  /**
+   * Let webhooks reach loopback, private, link-local and other non-public addresses (tests, and
+   * receivers on the same network as an on-premises feedloop). Off by default: a workspace key
+   * must not turn the server into a probe of its own network.
+   */
+  readonly webhookAllowPrivate: boolean;
+  /** Live webhooks a workspace may have at once. */
+  readonly webhookMaxPerWorkspace: number;
 }
 
 /**
@@ -125,5 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sweepIntervalMs: e.FEEDLOOP_SWEEP_INTERVAL_SECONDS * 1000,
     sweepGraceMs: e.FEEDLOOP_SWEEP_GRACE_SECONDS * 1000,
     rollupIntervalMs: e.FEEDLOOP_ROLLUP_INTERVAL_SECONDS * 1000,
+    webhookAllowPrivate: e.FEEDLOOP_WEBHOOK_ALLOW_PRIVATE,
+    webhookMaxPerWorkspace: e.FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE,
   });
 }

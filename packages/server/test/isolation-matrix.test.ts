@@ -44,7 +44,7 @@ function bodyFor(route: Route): unknown {
     'POST /v1/feedback/batch': { events: [event] },
     'POST /v1/responses': { id: A_RESPONSE, query: 'q of B', answer: 'a of B', sessionId: A_SESSION },
     'POST /v1/responses/batch': { responses: [{ id: A_RESPONSE, query: 'q of B', answer: 'a of B' }] },
-    'POST /v1/webhooks': { url: 'http://127.0.0.1:9/b-hook', events: ['feedback.submitted'] },
+    'POST /v1/webhooks': { url: 'https://93.184.215.14/b-hook', events: ['feedback.submitted'] },
     'PATCH /v1/workspace/settings': {},
     'POST /api/v1/feedback/submit': { response_id: A_RESPONSE, feedback_type: 'thumbs_down', session_id: A_SESSION, user_id: A_USER },
     'POST /api/v1/feedback/rating': { response_id: A_RESPONSE, session_id: A_SESSION, data: { rating: 1 } },
@@ -102,7 +102,7 @@ for (const backend of BACKENDS) {
       };
       await post('/v1/responses', { id: A_RESPONSE, query: `${MARK} query`, answer: `${MARK} answer`, sessionId: A_SESSION });
       await post('/v1/feedback', { responseId: A_RESPONSE, type: 'comment', userId: A_USER, sessionId: A_SESSION, payload: { comment: `${MARK} comment` } });
-      webhookId = (await post('/v1/webhooks', { url: `http://127.0.0.1:9/${MARK}-hook`, events: ['feedback.submitted'] })).id;
+      webhookId = (await post('/v1/webhooks', { url: `https://93.184.215.14/${MARK}-hook`, events: ['feedback.submitted'] })).id;
       const other = await t.otherWorkspace();
       b = { ...other, publicKey: (await createApiKey(t.db, other.workspaceId, 'public')).key };
       routes = await documentedRoutes(t, webhookId);

@@ -135,7 +135,8 @@ describe.skipIf(!postgres?.available || !redisUp || !natsUp)('pipeline in produc
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     t = await startTestApp(
       await postgres.open(),
-      { REDIS_URL, NATS_URL, FEEDLOOP_NATS_STREAM: stream, FEEDLOOP_NATS_SUBJECT_PREFIX: subjectPrefix, ...FAST },
+      // The receiver listens on 127.0.0.1, which webhooks may reach only when allowed.
+      { REDIS_URL, NATS_URL, FEEDLOOP_NATS_STREAM: stream, FEEDLOOP_NATS_SUBJECT_PREFIX: subjectPrefix, FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', ...FAST },
       { worker: true },
     );
     nc = await connect({ servers: NATS_URL });

@@ -7,7 +7,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect } from 'vitest';
 import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '../src/emit/outbound-message.js';
-import type { DeliverReport } from '../src/emit/webhook-delivery.js';
+import type { SqlClient } from '../src/db/sql-client.js';
+import { deliverDueWebhooks, type DeliverOptions, type DeliverReport } from '../src/emit/webhook-delivery.js';
 import { createWebhook } from '../src/emit/webhook-store.js';
 import type { TestApp } from './harness.js';
 
@@ -60,6 +61,13 @@ afterEach(async () => {
 });
 
 export const SECRET = 'test-secret-0123456789';
+
+/**
+ * Delivers as an on-premises feedloop with `FEEDLOOP_WEBHOOK_ALLOW_PRIVATE=true` does: the
+ * receivers of these suites listen on 127.0.0.1, which the default refuses.
+ */
+export const deliverToLocal = (db: SqlClient, options: DeliverOptions = {}): Promise<DeliverReport> =>
+  deliverDueWebhooks(db, { allowPrivate: true, ...options });
 
 export function message(workspaceId: string, type: OutboundEventType = 'feedback.submitted'): OutboundMessage {
   const eventId = `ev-${randomBytes(6).toString('hex')}`;

@@ -2,9 +2,11 @@
  * Webhooks: signatures, the subscription API, and the deliveries processing queues.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { retryDelayMs } from '../src/emit/webhook-delivery.js';
 import { generateWebhookSecret, signWebhookBody, verifyWebhookSignature } from '../src/emit/webhook-signature.js';
 import { createDeliveries } from '../src/emit/webhook-store.js';
+import { buildApp } from '../src/http/app.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { freshWorkspace, message, SECRET } from './webhook-helpers.js';
 
@@ -25,6 +27,16 @@ describe('webhook signatures', () => {
     const a = generateWebhookSecret();
     expect(a).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(generateWebhookSecret()).not.toBe(a);
+  });
+
+  it('refuses private webhook addresses and caps webhooks at 20 per workspace unless configured', () => {
+    expect(loadConfig({})).toMatchObject({ webhookAllowPrivate: false, webhookMaxPerWorkspace: 20 });
+    expect(loadConfig({ FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE: '3' })).toMatchObject({
+      webhookAllowPrivate: true,
+      webhookMaxPerWorkspace: 3,
+    });
+    expect(() => loadConfig({ FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/FEEDLOOP_WEBHOOK_ALLOW_PRIVATE/);
+    expect(() => loadConfig({ FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE: '0' })).toThrow(/FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE/);
   });
 
   it('backs off exponentially up to an hour', () => {
@@ -62,7 +74,7 @@ for (const backend of BACKENDS) {
         method: 'POST',
         url: '/v1/webhooks',
         headers: t.auth,
-        payload: { url: 'http://127.0.0.1:9/x', events: ['learning.signal'], secret: SECRET },
+        payload: { url: 'https://hooks.example.org/x', events: ['learning.signal'], secret: SECRET },
       });
       expect([given.statusCode, given.json().secret]).toEqual([201, SECRET]);
 
@@ -124,6 +136,82 @@ for (const backend of BACKENDS) {
       }
       const url = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: t.auth, payload: { url: 'ftp://x', events: ['learning.signal'] } });
       expect(url.json().error.message).toBe('url: must be an absolute http(s) URL');
+    });
+
+    it('refuses URLs into loopback, private, link-local and other non-public networks with a coded 400, storing nothing', async () => {
+      const w = await fresh();
+      const urls = [
+        'http://127.0.0.1:8080/hook',
+        'http://127.1.2.3/',
+        'http://localhost:8080/hook',
+        'http://LOCALHOST./hook',
+        'http://api.localhost/hook',
+        'http://[::1]/',
+        'http://[::1]:9000/x',
+        'http://169.254.169.254/latest/meta-data/',
+        'http://10.0.0.1/',
+        'http://172.16.5.4/',
+        'http://192.168.1.10/',
+        'http://0.0.0.0/',
+        'http://[::]/',
+        'http://[::ffff:127.0.0.1]/',
+        'http://[::ffff:a9fe:a9fe]/',
+        'http://2130706433/',
+        'http://0x7f.1/',
+        'http://0177.0.0.1/',
+        'http://[fe80::1]/',
+        'http://[fd00::1]/',
+        'http://100.64.0.1/',
+        'http://224.0.0.1/',
+        'http://255.255.255.255/',
+        'https://user:pass@127.0.0.1/',
+      ];
+      for (const url of urls) {
+        const res = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: w.auth, payload: { url, events: ['learning.signal'] } });
+        expect([res.statusCode, res.json().error?.code, res.json().error?.field], url).toEqual([400, 'FEEDLOOP_ERR_WEBHOOK_URL_FORBIDDEN', 'url']);
+      }
+      const meta = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: w.auth, payload: { url: 'http://169.254.169.254/', events: ['learning.signal'] } });
+      expect(meta.json().error.message).toMatch(/^url: .*link-local address/);
+      expect((await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: w.auth })).json()).toEqual({ webhooks: [] });
+      const [{ n } = { n: -1 }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE workspace_id = $1', [w.workspaceId]);
+      expect(n).toBe(0);
+      // Public addresses, and names that do not resolve (yet: each delivery checks again), are accepted.
+      for (const url of ['https://8.8.8.8/hook', 'https://[2606:4700:4700::1111]/hook', 'https://hooks.example.invalid/hook']) {
+        const res = await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: w.auth, payload: { url, events: ['learning.signal'] } });
+        expect(res.statusCode, url).toBe(201);
+      }
+    });
+
+    it('accepts them with FEEDLOOP_WEBHOOK_ALLOW_PRIVATE=true', async () => {
+      const allowing = await buildApp({ ...t.services, config: { ...t.services.config, webhookAllowPrivate: true } }, { logger: false });
+      try {
+        const w = await fresh();
+        for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost:8080/hook', 'http://[::1]/', 'http://10.0.0.1/', 'http://169.254.169.254/']) {
+          const res = await allowing.inject({ method: 'POST', url: '/v1/webhooks', headers: w.auth, payload: { url, events: ['learning.signal'] } });
+          expect([res.statusCode, res.json().url], url).toEqual([201, url]);
+        }
+      } finally {
+        await allowing.close();
+      }
+    });
+
+    it('caps the live webhooks of a workspace (default 20), concurrent creates included; a delete frees a place', async () => {
+      const w = await fresh();
+      const create = (i: number) =>
+        t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: w.auth, payload: { url: `https://93.184.215.14/${i}`, events: ['learning.signal'] } });
+      const answers = await Promise.all(Array.from({ length: 26 }, (_, i) => create(i)));
+      const created = answers.filter((r) => r.statusCode === 201);
+      const refused = answers.filter((r) => r.statusCode !== 201);
+      expect(created).toHaveLength(20);
+      expect(refused.map((r) => [r.statusCode, r.json().error.code])).toEqual(Array.from({ length: 6 }, () => [409, 'FEEDLOOP_ERR_WEBHOOK_LIMIT']));
+      expect((await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: w.auth })).json().webhooks).toHaveLength(20);
+      // Another workspace has places of its own.
+      const other = await fresh();
+      expect((await t.app.inject({ method: 'POST', url: '/v1/webhooks', headers: other.auth, payload: { url: 'https://hooks.example.org/o', events: ['learning.signal'] } })).statusCode).toBe(201);
+      const first = created[0]?.json().id as string;
+      expect((await t.app.inject({ method: 'DELETE', url: `/v1/webhooks/${first}`, headers: w.auth })).statusCode).toBe(204);
+      expect((await create(100)).statusCode).toBe(201);
+      expect((await create(101)).json().error.code).toBe('FEEDLOOP_ERR_WEBHOOK_LIMIT');
     });
 
     it('refuses public keys and missing keys', async () => {

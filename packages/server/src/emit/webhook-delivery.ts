@@ -11,9 +11,16 @@
  * Delivery is at least once: a 2xx is recorded right after it arrives, and a delivered row is
  * never claimed again; only a crash (or a lost database) between the 2xx and that record sends
  * it again once the lease ends. Receivers deduplicate on the message id.
+ *
+ * Every POST goes through a connection whose DNS lookup refuses non-public addresses (see
+ * `safe-address.ts`) unless `allowPrivate`, and the log keeps a coded reason per failure, never
+ * the connection error's text.
  */
+import { Agent, fetch, type Dispatcher } from 'undici';
 import type { SqlClient } from '../db/sql-client.js';
+import { deliveryFailureReason, type DeliveryFailureReason } from './delivery-failure.js';
 import type { OutboundMessage } from './outbound-message.js';
+import { guardedLookup, literalHostClass, type AddressPolicy, type Resolver } from './safe-address.js';
 import { WEBHOOK_DELETED_ERROR } from './webhook-store.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhookBody } from './webhook-signature.js';
 
@@ -36,8 +43,14 @@ export interface DeliverOptions {
    * Default: one timeout per round of parallel POSTs the batch needs, plus one spare.
    */
   leaseMs?: number;
-  /** The HTTP client; default the global fetch. */
-  fetch?: typeof fetch;
+  /**
+   * Send to loopback, private, link-local and other non-public addresses too
+   * (`FEEDLOOP_WEBHOOK_ALLOW_PRIVATE`); default false: such a delivery fails `forbidden_address`
+   * without a connection.
+   */
+  allowPrivate?: boolean;
+  /** How webhook hostnames are resolved at each attempt; default the system resolver. Tests play DNS with it. */
+  resolve?: Resolver;
 }
 
 /** What one call did. */
@@ -58,8 +71,6 @@ const DEFAULT_MAX_ATTEMPTS = 15;
 const MAX_BACKOFF_MS = 3_600_000;
 /** POSTs in flight at once per call; deliveries of one webhook may go concurrently. */
 const PARALLEL_POSTS = 8;
-/** `last_error` is for people reading the log; a long error says no more past this. */
-const MAX_ERROR_LENGTH = 500;
 const USER_AGENT = 'feedloop-webhooks/1';
 const HTTP_OK_MIN = 200;
 const HTTP_OK_MAX = 299;
@@ -75,7 +86,7 @@ interface ClaimedRow {
   deleted: boolean;
 }
 
-type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: DeliveryFailureReason };
 
 /**
  * The delay before the attempt after failed attempt number `attempts` (1-based).
@@ -115,11 +126,15 @@ async function claim(db: SqlClient, options: { ids: readonly number[] | undefine
 }
 
 /** POSTs one delivery and tells how it went; never throws. */
-async function post(row: ClaimedRow & { url: string; secret: string }, fetchImpl: typeof fetch, timeoutMs: number): Promise<Outcome> {
+async function post(row: ClaimedRow & { url: string; secret: string }, dispatcher: Dispatcher, policy: AddressPolicy, timeoutMs: number): Promise<Outcome> {
   // Serialized once: the signature covers exactly the bytes sent.
   const body = JSON.stringify(row.body);
   try {
-    const res = await fetchImpl(row.url, {
+    // The guarded lookup judges hostnames as it connects; an IP literal is never looked up, so
+    // it is judged here (URLs stored before the subscribe check existed are judged the same way).
+    const literal = literalHostClass(new URL(row.url).hostname);
+    if (literal !== undefined && literal !== 'public' && !policy.allowPrivate) return { ok: false, status: null, error: 'forbidden_address' };
+    const res = await fetch(row.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -132,22 +147,15 @@ async function post(row: ClaimedRow & { url: string; secret: string }, fetchImpl
       // A redirect is an answer of the receiver's, not a place to resend a signed body to.
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
+      dispatcher,
     });
     // The answer's body is not read: a receiver could send any amount of it.
     await res.body?.cancel().catch(() => undefined);
     if (res.status >= HTTP_OK_MIN && res.status <= HTTP_OK_MAX) return { ok: true, status: res.status };
-    return { ok: false, status: res.status, error: `HTTP ${res.status}` };
+    return { ok: false, status: res.status, error: 'http_status' };
   } catch (err) {
-    return { ok: false, status: null, error: describeFailure(err, timeoutMs) };
+    return { ok: false, status: null, error: deliveryFailureReason(err) };
   }
-}
-
-/** A fetch failure in a few words: undici hides the useful part (ECONNREFUSED …) in `cause`. */
-function describeFailure(err: unknown, timeoutMs: number): string {
-  const e = err as { name?: string; message?: string; cause?: { message?: string } };
-  if (e.name === 'TimeoutError') return `timeout after ${timeoutMs} ms`;
-  const text = e.cause?.message ? `${e.message ?? 'error'}: ${e.cause.message}` : (e.message ?? String(err));
-  return text.slice(0, MAX_ERROR_LENGTH);
 }
 
 /**
@@ -167,10 +175,13 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
   const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const leaseMs = options.leaseMs ?? (Math.ceil(limit / PARALLEL_POSTS) + 1) * timeoutMs;
-  const fetchImpl = options.fetch ?? fetch;
   const now = options.now;
+  const policy: AddressPolicy = { allowPrivate: options.allowPrivate ?? false, ...(options.resolve ? { resolve: options.resolve } : {}) };
 
   const rows = await claim(db, { ids: options.ids, limit, now, leaseMs });
+  if (rows.length === 0) return report;
+  // One agent per call: its lookup carries this call's policy, and closing it leaves no socket.
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup(policy) } });
 
   const record = async (row: ClaimedRow): Promise<void> => {
     if (row.deleted || row.url === null || row.secret === null) {
@@ -181,7 +192,7 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
       report.failed++;
       return;
     }
-    const outcome = await post({ ...row, url: row.url, secret: row.secret }, fetchImpl, timeoutMs);
+    const outcome = await post({ ...row, url: row.url, secret: row.secret }, dispatcher, policy, timeoutMs);
     if (outcome.ok) {
       // Not guarded on 'pending': a delivery failed by a concurrent webhook delete was still sent.
       await db.query(
@@ -222,7 +233,11 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_POSTS, rows.length) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_POSTS, rows.length) }, lane));
+  } finally {
+    await dispatcher.destroy();
+  }
   if (dbError !== undefined) throw dbError;
   return report;
 }

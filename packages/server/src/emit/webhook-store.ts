@@ -4,7 +4,9 @@
  * subscribed webhook and message.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { SqlExecutor } from '../db/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { FeedloopError } from '../errors.js';
+import type { DeliveryFailureReason } from './delivery-failure.js';
 import type { OutboundEventType, OutboundMessage } from './outbound-message.js';
 
 /** A webhook as listings show it: never its secret. */
@@ -40,7 +42,7 @@ export interface DeliveryInfo {
 }
 
 /** The reason a delivery of a deleted webhook is failed with, unsent. */
-export const WEBHOOK_DELETED_ERROR = 'webhook deleted';
+export const WEBHOOK_DELETED_ERROR: DeliveryFailureReason = 'webhook_deleted';
 
 const WEBHOOK_ID_PREFIX = 'wh_';
 
@@ -81,23 +83,41 @@ const toDeliveryInfo = (r: DeliveryRow): DeliveryInfo => ({
 
 /**
  * Subscribes `url` to `events` of a workspace. `events` should be deduplicated by the caller;
- * the secret is stored as given because every delivery is signed with it.
+ * the secret is stored as given because every delivery is signed with it. With
+ * `maxPerWorkspace`, a workspace that already has that many live webhooks gets
+ * `FEEDLOOP_ERR_WEBHOOK_LIMIT` instead, also when creates race each other.
  *
+ * @throws FeedloopError `FEEDLOOP_ERR_WEBHOOK_LIMIT` when the workspace is at `maxPerWorkspace`.
  * @example
- * const wh = await createWebhook(db, ws, { url: 'https://example.com/hook', events: ['learning.signal'], secret });
+ * const wh = await createWebhook(db, ws, { url: 'https://example.com/hook', events: ['learning.signal'], secret, maxPerWorkspace: 20 });
  */
 export async function createWebhook(
-  db: SqlExecutor,
+  db: SqlClient,
   workspaceId: string,
-  input: { url: string; events: readonly OutboundEventType[]; secret: string },
+  input: { url: string; events: readonly OutboundEventType[]; secret: string; maxPerWorkspace?: number },
 ): Promise<CreatedWebhook> {
-  const [row] = await db.query<WebhookRow>(
-    `INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4::text[], $5)
-     RETURNING id, url, events, created_at`,
-    [WEBHOOK_ID_PREFIX + uuidv7(), workspaceId, input.url, input.events, input.secret],
-  );
-  if (!row) throw new Error('INSERT … RETURNING gave no row');
-  return { ...toWebhookInfo(row), secret: input.secret };
+  const { maxPerWorkspace } = input;
+  return db.transaction(async (tx) => {
+    if (maxPerWorkspace !== undefined) {
+      // Creates of one workspace take turns on its row, so the count below sees every webhook a
+      // concurrent create committed (NO KEY UPDATE: foreign-key checks of other writes go on).
+      await tx.query('SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE', [workspaceId]);
+      const [live] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL', [workspaceId]);
+      if ((live?.n ?? 0) >= maxPerWorkspace) {
+        throw new FeedloopError(
+          'FEEDLOOP_ERR_WEBHOOK_LIMIT',
+          `this workspace has ${maxPerWorkspace} webhooks, the most it may have (FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE); delete one first`,
+        );
+      }
+    }
+    const [row] = await tx.query<WebhookRow>(
+      `INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4::text[], $5)
+       RETURNING id, url, events, created_at`,
+      [WEBHOOK_ID_PREFIX + uuidv7(), workspaceId, input.url, input.events, input.secret],
+    );
+    if (!row) throw new Error('INSERT … RETURNING gave no row');
+    return { ...toWebhookInfo(row), secret: input.secret };
+  });
 }
 
 /**

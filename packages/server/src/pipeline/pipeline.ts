@@ -40,7 +40,7 @@ export interface PipelineObserver {
 /** What the pipeline is built from. */
 export interface PipelineDeps {
   db: SqlClient;
-  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs'>;
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs' | 'webhookAllowPrivate'>;
   queue: JobQueue<PipelineJobs>;
   sink?: StreamSink;
   observer?: PipelineObserver;
@@ -93,7 +93,7 @@ export class Pipeline {
         await this.process(data.events);
       },
       deliver: async (data) => {
-        await deliverDueWebhooks(this.deps.db, { ids: data.ids });
+        await deliverDueWebhooks(this.deps.db, { ids: data.ids, allowPrivate: this.deps.config.webhookAllowPrivate });
       },
       sweep: async () => {
         await this.sweep();
@@ -176,7 +176,7 @@ export class Pipeline {
     const stale = await takeStalePending(db, config.sweepGraceMs, SWEEP_EVENT_LIMIT);
     await this.addProcessJobs(stale);
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
-    const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT });
+    const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT, allowPrivate: config.webhookAllowPrivate });
     // PGlite runs no autovacuum: the outbox tables, whose every row is deleted soon after it is
     // written, would keep their dead rows forever and the sweep's scan would slow with them.
     if (db.dialect === 'pglite') await db.exec(`VACUUM ${CHURNING_TABLES.join(', ')}`);

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { OUTBOUND_EVENT_TYPES } from '../../emit/outbound-message.js';
+import { forbiddenUrlClass } from '../../emit/safe-address.js';
 import { generateWebhookSecret } from '../../emit/webhook-signature.js';
 import {
   createWebhook,
@@ -79,7 +80,7 @@ const notFound = (id: string): FeedloopError =>
   new FeedloopError('FEEDLOOP_ERR_WEBHOOK_NOT_FOUND', `id: no webhook ${JSON.stringify(id)} in this workspace`, { field: 'id' });
 
 /** The webhook routes. */
-export const webhookRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+export const webhookRoutes: FastifyPluginAsync<AppServices> = async (app, { db, config }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.post('/v1/webhooks', {
@@ -91,10 +92,19 @@ export const webhookRoutes: FastifyPluginAsync<AppServices> = async (app, { db }
     },
     handler: async (request, reply) => {
       const { url, events, secret } = request.body;
+      const forbidden = await forbiddenUrlClass(url, { allowPrivate: config.webhookAllowPrivate });
+      if (forbidden !== undefined) {
+        throw new FeedloopError(
+          'FEEDLOOP_ERR_WEBHOOK_URL_FORBIDDEN',
+          `url: the host is or resolves to a ${forbidden.replace('_', '-')} address; webhooks go to public addresses only (FEEDLOOP_WEBHOOK_ALLOW_PRIVATE)`,
+          { field: 'url' },
+        );
+      }
       const created = await createWebhook(db, authOf(request).workspaceId, {
         url,
         events: [...new Set(events)],
         secret: secret ?? generateWebhookSecret(),
+        maxPerWorkspace: config.webhookMaxPerWorkspace,
       });
       return reply.status(201).send({ ...viewOf(created), secret: created.secret });
     },
