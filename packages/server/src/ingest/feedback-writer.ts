@@ -27,6 +27,11 @@ export interface FeedbackSubmission {
   event: FeedbackEvent & { id: string };
   /** Whether the client's `occurredAt` is believed (secret keys) or replaced by receipt time. */
   trustClientTime: boolean;
+  /**
+   * Whether the sender is vouched for (a secret key): its `userId` is the application's word.
+   * A public key's userId is anyone's claim, so its votes never replace a verified vote.
+   */
+  verified: boolean;
 }
 
 /** What became of one event. */
@@ -60,12 +65,13 @@ interface EventRow {
   vote_slot: string | null;
   duplicate_of: string | null;
   superseded_by: string | null;
+  verified: boolean;
   /** The workspace's dedup window; read by the INSERT, not stored. */
   window_ms: number;
 }
 
 const EVENT_COLUMNS =
-  'window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text';
+  'window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text, verified boolean';
 
 const key = (ws: string, id: string): string => `${ws}\u0000${id}`;
 
@@ -122,7 +128,7 @@ async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[], cache
  * Writes a batch; returns one outcome per submission, in order.
  *
  * @example
- * const [outcome] = await writeFeedbackBatch(db, [{ workspaceId, settings, event, trustClientTime: true }]);
+ * const [outcome] = await writeFeedbackBatch(db, [{ workspaceId, settings, event, trustClientTime: true, verified: true }]);
  * // { id: event.id, status: 'accepted' }
  */
 export async function writeFeedbackBatch(
@@ -176,6 +182,7 @@ export async function writeFeedbackBatch(
         vote_slot: slot ?? null,
         duplicate_of: null,
         superseded_by: null,
+        verified: item.verified,
         window_ms: item.settings.dedupWindowSeconds * 1000,
       },
     });
@@ -207,8 +214,10 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
  * (plus the lock and the commit):
  * - a content duplicate of a stored event inside its window gets `duplicate_of` (an index probe
  *   per row; duplicates inside the batch were marked before, see {@link markBatchDuplicates});
- * - a vote older than the voter's stored current vote in its slot gets `superseded_by`;
- * - stored current votes older than a new vote are marked replaced by it (a data-modifying CTE);
+ * - a vote outranked by the voter's stored current vote in its slot gets `superseded_by`;
+ * - stored current votes a new vote outranks are marked replaced by it (a data-modifying CTE);
+ *   a vote outranks another when it is verified and the other is not, or both are alike and it
+ *   is newer (see {@link OUTRANKS}): an unverified (public-key) vote never replaces a verified one;
  * - each new event is put in the pipeline's outbox (`pipeline_pending`), so the pipeline finds it
  *   even if the queue never hears of it.
  * Each statement sees a snapshot taken after the lock, so concurrent writers on the same
@@ -224,10 +233,10 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
     `WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS})),
      ins AS (
        INSERT INTO feedback_events (workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
-                                    edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by)
+                                    edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by, verified)
        SELECT n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
               n.edit_distance, n.occurred_at, n.received_at, n.content_hash, n.voter, n.vote_slot, d.dup,
-              COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END)
+              COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END), n.verified
          FROM n
          CROSS JOIN LATERAL (
            SELECT COALESCE(n.duplicate_of, (
@@ -239,17 +248,17 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
               LIMIT 1)) AS dup ${PROBE}) AS d
          CROSS JOIN LATERAL (
            SELECT max(c.id) AS newer FROM feedback_events c
-            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot} AND c.occurred_at > n.occurred_at) AS v
+            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot} AND ${OUTRANKS('c', 'n')}) AS v
         ORDER BY n.ws, n.id
        ON CONFLICT (workspace_id, id) DO NOTHING
-       RETURNING workspace_id, id, response_id, voter, vote_slot, occurred_at, duplicate_of, superseded_by),
+       RETURNING workspace_id, id, response_id, voter, vote_slot, occurred_at, duplicate_of, superseded_by, verified),
      replaced AS (
        UPDATE feedback_events AS f SET superseded_by = older.by
          FROM (SELECT c.ws, c.id, n.id AS by
-                 FROM (SELECT workspace_id AS ws, id, response_id, voter, vote_slot, occurred_at FROM ins
+                 FROM (SELECT workspace_id AS ws, id, response_id, voter, vote_slot, occurred_at, verified FROM ins
                         WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL) AS n
                  CROSS JOIN LATERAL (SELECT c.workspace_id AS ws, c.id FROM feedback_events AS c
-                                      WHERE ${sameSlot} AND c.occurred_at <= n.occurred_at ${PROBE}) AS c) AS older
+                                      WHERE ${sameSlot} AND NOT ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS older
         WHERE f.workspace_id = older.ws AND f.id = older.id
        RETURNING f.id),
      pending AS (INSERT INTO pipeline_pending (workspace_id, event_id) SELECT workspace_id, id FROM ins RETURNING 1)
@@ -258,6 +267,15 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
   );
   return new Map(stored.map((r) => [key(r.ws, r.id), r.duplicate]));
 }
+
+/**
+ * SQL: vote `a` outranks vote `b` of the same voter and slot, so `b` is not current while `a`
+ * is. A verified vote (secret key) outranks an unverified one (public key) whatever their times;
+ * between votes alike the newer wins. Its negation is "`b` replaces `a`" (ties go to the newer
+ * arrival, as before).
+ */
+const OUTRANKS = (a: string, b: string): string =>
+  `((${a}.verified AND NOT ${b}.verified) OR (${a}.verified = ${b}.verified AND ${a}.occurred_at > ${b}.occurred_at))`;
 
 /**
  * The statement that serializes concurrent writers (other API processes) on the same responses,
@@ -288,8 +306,9 @@ function markBatchDuplicates(rows: EventRow[]): void {
 }
 
 /**
- * Within the batch, only each voter's newest vote per slot stays current; the others are marked
- * replaced by it. The current ones then meet the stored votes inside the INSERT.
+ * Within the batch, only each voter's highest-ranked vote per slot stays current (verified over
+ * unverified, then the newest, as {@link OUTRANKS}); the others are marked replaced by it. The
+ * current ones then meet the stored votes inside the INSERT.
  */
 function markVotesInBatch(rows: EventRow[]): void {
   const newest = new Map<string, EventRow>();
@@ -297,7 +316,8 @@ function markVotesInBatch(rows: EventRow[]): void {
   const votes = rows.filter((r) => r.vote_slot !== null && r.duplicate_of === null);
   for (const r of votes) {
     const best = newest.get(slotOf(r));
-    if (!best || Date.parse(r.occurred_at) >= Date.parse(best.occurred_at)) newest.set(slotOf(r), r);
+    const outranked = best !== undefined && (best.verified !== r.verified ? best.verified : Date.parse(best.occurred_at) > Date.parse(r.occurred_at));
+    if (!outranked) newest.set(slotOf(r), r);
   }
   for (const r of votes) {
     const current = newest.get(slotOf(r));

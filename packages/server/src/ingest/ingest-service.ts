@@ -148,6 +148,7 @@ export class IngestService {
           settings: auth.settings,
           event: { ...event, id: event.id ?? uuidv7() },
           trustClientTime: auth.kind === 'secret',
+          verified: auth.kind === 'secret',
         })),
       ),
     );
