@@ -60,7 +60,9 @@ const deliveryView = z.object({
   nextAttemptAt: z.string().nullable(),
 });
 
-const idParams = z.strictObject({ id: z.string().min(1).max(ID_MAX_LENGTH) });
+// Webhook ids are `wh_` and a UUID: anything else (a NUL byte, which Postgres text cannot hold,
+// included) is refused before it reaches a query.
+const idParams = z.strictObject({ id: z.string().min(1).max(ID_MAX_LENGTH).regex(/^[A-Za-z0-9_-]+$/, 'not a webhook id') });
 
 const deliveriesQuery = z.strictObject({
   cursor: z.string().max(ID_MAX_LENGTH).optional(),
