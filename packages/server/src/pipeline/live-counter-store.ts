@@ -61,8 +61,14 @@ for k = 2, #KEYS do
 end
 return 1`;
 
+/** Applies an outbox effect's counter deltas to a store outside the database, once per effect key. */
+export interface CounterApplier {
+  /** @returns whether this call applied them (false: this effect key was applied before). */
+  applyOnce(effectKey: string, deltas: CounterDeltas): Promise<boolean>;
+}
+
 /** The production store: Redis hashes. */
-export class RedisLiveCounters implements LiveCounterReader {
+export class RedisLiveCounters implements LiveCounterReader, CounterApplier {
   readonly #redis: Redis;
 
   constructor(
