@@ -104,11 +104,12 @@ for (const backend of BACKENDS) {
       const locked = await within(2_000, 'locking the effect row', t.db.transaction((tx) => tx.query('SELECT id FROM pipeline_effects WHERE id = $1 FOR UPDATE NOWAIT', [effectId])));
       expect(locked).toHaveLength(1);
       if (backend.name === 'postgres') {
-        const waiting = await t.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND query LIKE '%pipeline_effects%'`,
+        // No other session holds any lock on this suite's outbox table (a transaction that took
+        // its rows FOR UPDATE would hold a table lock until it ends).
+        const held = await t.db.query<{ mode: string }>(
+          `SELECT mode FROM pg_locks WHERE relation = 'pipeline_effects'::regclass AND pid <> pg_backend_pid()`,
         );
-        expect(waiting[0]?.n).toBe(0);
+        expect(held).toEqual([]);
       }
       // The lease keeps a second applier (the sweep, another worker) off the row meanwhile.
       expect(await applyEffects(t.db, { olderThanMs: 0, limit: 100 }, { counters, sink })).toEqual({ applied: 0, pending: 0, errors: [] });
