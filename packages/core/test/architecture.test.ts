@@ -10,7 +10,7 @@ const serverSrc = join(root, 'server/src');
  * `@feedloop/core` and outside packages. Arrows point down only:
  *
  *   entry (index.ts, cli.ts, server.ts, bootstrap.ts)
- *     → http → ingest → pipeline → emit → store → db → base (config.ts, errors.ts, metrics.ts)
+ *     → http → ingest → pipeline → emit → store → db → base (config.ts, errors.ts, log.ts, metrics.ts)
  *     (queue and rate-limit sit beside store: they need only base)
  *
  * A type or function two layers share lives in the lower one. A new folder or top-level file
@@ -36,6 +36,7 @@ const LAYERS: Record<string, readonly string[]> = {
 const TOP_LEVEL_FILES: Record<string, string> = {
   'config.ts': 'base',
   'errors.ts': 'base',
+  'log.ts': 'base',
   'metrics.ts': 'base',
   'bootstrap.ts': 'bootstrap',
   'server.ts': 'server',
