@@ -4,10 +4,11 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single pipeline` (any of the names).
+ * Only some: `node --import tsx bench/run-all.ts edit batch single diff pipeline` (any of the names).
  */
 import { cpus, totalmem } from 'node:os';
 import { printTable, type BenchResult } from './bench-server.js';
+import { runDiffIsolationBench } from './diff-isolation.bench.js';
 import { runEditDistanceBench } from './edit-distance.bench.js';
 import { runIngestBatchBench } from './ingest-batch.bench.js';
 import { runIngestSingleBench } from './ingest-single.bench.js';
@@ -17,6 +18,7 @@ const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResul
   { key: 'edit', title: 'edit distance (packages/core) vs the diffChars reference', run: runEditDistanceBench },
   { key: 'batch', title: 'batched ingest vs raw COPY', run: runIngestBatchBench },
   { key: 'single', title: 'single-event ingest vs trivial Fastify', run: runIngestSingleBench },
+  { key: 'diff', title: 'thumbs p99 with 10 concurrent 200 KB corrections in flight vs idle (PGlite and Postgres)', run: runDiffIsolationBench },
   { key: 'pipeline', title: "processing pipeline (Postgres + Redis) vs the seed's one-job-per-event way; commit → live counter lag", run: runPipelineBench },
 ];
 

@@ -2,6 +2,7 @@
  * Configuration, parsed once from the environment into a frozen, typed object; every default is
  * here and nowhere else.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -25,6 +26,10 @@ const envSchema = z.object({
   FEEDLOOP_INIT_PUBLIC_KEY: initKey,
   FEEDLOOP_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
   FEEDLOOP_BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(32 * 1_048_576),
+  FEEDLOOP_PUBLIC_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(65_536),
+  FEEDLOOP_PUBLIC_BATCH_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
+  FEEDLOOP_DIFF_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  FEEDLOOP_DIFF_TIME_BUDGET_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   FEEDLOOP_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   FEEDLOOP_METRICS_TOKEN: optionalString,
   FEEDLOOP_KEY_CACHE_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
@@ -57,6 +62,14 @@ export interface Config {
   readonly init: { readonly workspace?: string; readonly secretKey?: string; readonly publicKey?: string };
   readonly bodyLimitBytes: number;
   readonly batchBodyLimitBytes: number;
+  /** Body limit of any request made with a public key (checked on Content-Length before the body is read). */
+  readonly publicBodyLimitBytes: number;
+  /** Events in one batch request made with a public key, at most. */
+  readonly publicBatchMax: number;
+  /** Worker threads that diff big corrections and edits off the event loop (default: cores − 1, at least 1). */
+  readonly diffThreads: number;
+  /** How long one diff may run in its worker; past it the event is stored without an edit distance. */
+  readonly diffTimeBudgetMs: number;
   /** Take the client IP from X-Forwarded-For (behind a reverse proxy). */
   readonly trustProxy: boolean;
   /** When set, `/metrics` wants `Authorization: Bearer <token>`; unset, it is open (scrapers on a private network). */
@@ -122,6 +135,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     bodyLimitBytes: e.FEEDLOOP_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: e.FEEDLOOP_BATCH_BODY_LIMIT_BYTES,
+    publicBodyLimitBytes: e.FEEDLOOP_PUBLIC_BODY_LIMIT_BYTES,
+    publicBatchMax: e.FEEDLOOP_PUBLIC_BATCH_MAX,
+    diffThreads: e.FEEDLOOP_DIFF_THREADS ?? Math.max(1, availableParallelism() - 1),
+    diffTimeBudgetMs: e.FEEDLOOP_DIFF_TIME_BUDGET_MS,
     trustProxy: e.FEEDLOOP_TRUST_PROXY,
     metricsToken: e.FEEDLOOP_METRICS_TOKEN,
     keyCacheSeconds: e.FEEDLOOP_KEY_CACHE_SECONDS,

@@ -11,6 +11,8 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>;
   feedbackEvents: Counter<'status' | 'code'>;
   responses: Counter<'status'>;
+  /** Corrections and edits stored without an edit distance, by reason (see ingest/diff-pool.ts). */
+  editDistanceFallbacks: Counter<'reason'>;
   commitBatchSize: Histogram<'kind'>;
   pipelineEvents: Counter<'status'>;
   pipelineBatchSeconds: Histogram;
@@ -51,6 +53,12 @@ export function createMetrics(): Metrics {
       name: 'feedloop_responses_total',
       help: 'Response registrations by outcome (created, duplicate, rejected)',
       labelNames: ['status'],
+      registers: [registry],
+    }),
+    editDistanceFallbacks: new Counter({
+      name: 'feedloop_edit_distance_fallbacks_total',
+      help: 'Corrections and edits stored without an edit distance: time_budget, queue_full, worker_failed',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     commitBatchSize: new Histogram({

@@ -77,13 +77,16 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     db,
     metrics,
     keys: new KeyCache(db, config.keyCacheSeconds * 1000),
-    ingest: new IngestService(db, limiter, metrics, config.writeConcurrency, (keys) => pipeline.enqueue(keys)),
+    ingest: new IngestService(db, limiter, metrics, config.writeConcurrency, (keys) => pipeline.enqueue(keys), {
+      threads: config.diffThreads,
+      timeBudgetMs: config.diffTimeBudgetMs,
+    }),
     pipeline,
   };
   return {
     services,
     async close() {
-      await services.ingest.drain();
+      await services.ingest.close();
       await pipeline.close();
       await limiter.close();
     },

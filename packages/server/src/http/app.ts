@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { installAuth } from './auth.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
+import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
@@ -53,6 +54,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   installShutdown(app);
   installErrorHandlers(app, metrics);
   installAuth(app, services.keys);
+  // After authentication (hooks run in order): public keys' rate limit and body cap, before the body is read.
+  installPublicLimits(app, config, services.ingest);
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -32,6 +32,12 @@ export interface FeedbackSubmission {
    * A public key's userId is anyone's claim, so its votes never replace a verified vote.
    */
   verified: boolean;
+  /**
+   * The edit distance of a correction or edit, computed before the flush (see
+   * edit-distances.ts; `null`: none could be computed). When absent the writer diffs inline,
+   * inside the flush: only for callers that write directly (tests, tools), never the API.
+   */
+  editDistance?: number | null;
 }
 
 /** What became of one event. */
@@ -83,12 +89,18 @@ const key = (ws: string, id: string): string => `${ws}\u0000${id}`;
  */
 const PROBE = 'OFFSET 0';
 
-function needsAnswer(event: FeedbackEvent): boolean {
-  return (event.type === 'correction' || event.type === 'edit') && event.payload.original === undefined;
+function needsAnswer(item: FeedbackSubmission): boolean {
+  const { event } = item;
+  return item.editDistance === undefined && (event.type === 'correction' || event.type === 'edit') && event.payload.original === undefined;
 }
 
-/** The edit distance of corrections and edits: ADR-016's percentage of changed characters. */
-function editDistanceOf(event: FeedbackEvent, answer: string | null): number | null {
+/**
+ * The edit distance of corrections and edits: ADR-016's percentage of changed characters; the
+ * one computed before the flush when there is one.
+ */
+function editDistanceOf(item: FeedbackSubmission, answer: string | null): number | null {
+  const { event } = item;
+  if (item.editDistance !== undefined) return event.type === 'correction' || event.type === 'edit' ? item.editDistance : null;
   if (event.type === 'correction') return editDistancePercent(event.payload.original ?? answer ?? '', event.payload.corrected);
   if (event.type === 'edit') return editDistancePercent(event.payload.original ?? answer ?? '', event.payload.edited);
   return null;
@@ -101,9 +113,10 @@ function editDistanceOf(event: FeedbackEvent, answer: string | null): number | n
 async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[], cache: ResponseFactsCache | undefined): Promise<Map<string, ResponseFactsRow>> {
   const found = new Map<string, ResponseFactsRow>();
   const wanted = new Map<string, { ws: string; id: string; need: boolean }>();
-  for (const { workspaceId: ws, event } of items) {
+  for (const item of items) {
+    const { workspaceId: ws, event } = item;
     const k = key(ws, event.responseId);
-    const need = (wanted.get(k)?.need ?? false) || needsAnswer(event);
+    const need = (wanted.get(k)?.need ?? false) || needsAnswer(item);
     const createdAt = need ? undefined : cache?.get(ws, event.responseId);
     if (createdAt) found.set(k, { ws, id: event.responseId, created_at: createdAt, answer: null });
     else wanted.set(k, { ws, id: event.responseId, need });
@@ -174,7 +187,7 @@ export async function writeFeedbackBatch(
         target_id: event.targetId ?? null,
         payload: event.payload,
         metadata: event.metadata ?? null,
-        edit_distance: editDistanceOf(event, response.answer),
+        edit_distance: editDistanceOf(item, response.answer),
         occurred_at: verdict.occurredAt.toISOString(),
         received_at: now.toISOString(),
         content_hash: fingerprint === undefined ? null : createHash('sha1').update(fingerprint).digest('base64url'),

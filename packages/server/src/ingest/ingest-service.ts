@@ -12,6 +12,8 @@ import type { AuthContext } from '../store/auth-context.js';
 import type { Metrics } from '../metrics.js';
 import type { EventKey } from '../pipeline/pipeline-jobs.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { DiffPool, type DiffPoolOptions } from './diff-pool.js';
+import { computeEditDistances } from './edit-distances.js';
 import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from './feedback-writer.js';
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { ResponseFactsCache } from './response-facts-cache.js';
@@ -64,11 +66,16 @@ function isolateFailures<I, O>(rejected: (item: I, error: ErrorBody) => O): Pick
 export class IngestService {
   readonly #feedback: GroupCommitter<FeedbackSubmission, FeedbackOutcome>;
   readonly #responses: GroupCommitter<ResponseSubmission, ResponseOutcome>;
+  readonly #db: SqlClient;
+  readonly #diffs: DiffPool;
+  /** Submissions whose edit distances are being computed (not yet in a committer): drain waits for them. */
+  readonly #preparing = new Set<Promise<void>>();
 
   /**
    * @param onCommitted hears of each committed batch's stored events (the pipeline's enqueue); it
    *   must not throw, and nothing waits for it: the outbox row written with each event is what
    *   guarantees processing.
+   * @param diff the diff pool's threads and time budget (config `diffThreads`, `diffTimeBudgetMs`).
    */
   constructor(
     db: SqlClient,
@@ -76,7 +83,10 @@ export class IngestService {
     private readonly metrics: Metrics,
     writeConcurrency: number,
     onCommitted: (keys: EventKey[]) => void = () => undefined,
+    diff: Pick<DiffPoolOptions, 'threads' | 'timeBudgetMs'> = { threads: 1, timeBudgetMs: 10_000 },
   ) {
+    this.#db = db;
+    this.#diffs = new DiffPool({ ...diff, onFallback: (reason) => metrics.editDistanceFallbacks.inc({ reason }) });
     const concurrency = db.dialect === 'pglite' ? 1 : writeConcurrency;
     const cache = new ResponseFactsCache();
     this.#feedback = new GroupCommitter(
@@ -141,15 +151,31 @@ export class IngestService {
    * the caller ({@link countRejected}), which also sees the ones validation made.
    */
   async submitFeedback(auth: AuthContext, events: FeedbackEvent[]): Promise<FeedbackOutcome[]> {
+    const submissions: FeedbackSubmission[] = events.map((event) => ({
+      workspaceId: auth.workspaceId,
+      settings: auth.settings,
+      event: { ...event, id: event.id ?? uuidv7() },
+      trustClientTime: auth.kind === 'secret',
+      verified: auth.kind === 'secret',
+    }));
+    // Diffs run here, before the group commit (big ones in worker threads): the flush only writes.
+    const prepared = computeEditDistances(this.#db, this.#diffs, auth.workspaceId, submissions);
+    const settled = prepared.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#preparing.add(settled);
+    // Leaves `#preparing` in the same step as it enters the committer, so drain never misses it.
     const outcomes = await unavailableOnFailure(
-      this.#feedback.submitMany(
-        events.map((event) => ({
-          workspaceId: auth.workspaceId,
-          settings: auth.settings,
-          event: { ...event, id: event.id ?? uuidv7() },
-          trustClientTime: auth.kind === 'secret',
-          verified: auth.kind === 'secret',
-        })),
+      prepared.then(
+        () => {
+          this.#preparing.delete(settled);
+          return this.#feedback.submitMany(submissions);
+        },
+        (err: unknown) => {
+          this.#preparing.delete(settled);
+          throw err;
+        },
       ),
     );
     for (const o of outcomes) if (o.status !== 'rejected') this.metrics.feedbackEvents.inc({ status: o.status, code: '' });
@@ -174,6 +200,13 @@ export class IngestService {
 
   /** Waits until everything submitted is written (graceful shutdown). */
   async drain(): Promise<void> {
+    while (this.#preparing.size > 0) await Promise.all([...this.#preparing]);
     await Promise.all([this.#feedback.drain(), this.#responses.drain()]);
+  }
+
+  /** Drains, then ends the diff pool's threads (shutdown; tests must not leave threads behind). */
+  async close(): Promise<void> {
+    await this.drain();
+    await this.#diffs.close();
   }
 }

@@ -29,6 +29,7 @@ import { FeedloopError } from '../../errors.js';
 import type { FeedbackOutcome } from '../../ingest/feedback-writer.js';
 import { loadSessionFeedback } from '../../store/session-summary.js';
 import { authOf } from '../auth.js';
+import { chargeEvents } from '../public-limits.js';
 import type { AppServices } from '../services.js';
 import { withValidator } from '../validation.js';
 
@@ -66,13 +67,13 @@ const RLHF_ROUTES: ReadonlyArray<{ path: string; type?: RlhfFeedbackType; summar
 ];
 
 /** The compatible routes. */
-export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { ingest, db }) => {
+export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { ingest, db, config }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   /** One event through the ingest path; a rejection is thrown with its field renamed for the client. */
   const submit = async (request: FastifyRequest, names: Readonly<Record<string, string>>): Promise<FeedbackOutcome & { status: 'accepted' | 'duplicate' }> => {
     const auth = authOf(request);
-    await ingest.checkRate(auth, request.ip, 1);
+    await chargeEvents(request, ingest, config, 1);
     const [outcome] = await ingest.submitFeedback(auth, [request.body as FeedbackEvent]);
     if (!outcome) throw new FeedloopError('FEEDLOOP_ERR_INTERNAL', 'no outcome');
     if (outcome.status === 'rejected') throw FeedloopError.from(renameErrorField(outcome.error, names));

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { decodeCursor, listFeedback } from '../../store/feedback-queries.js';
 import { authOf } from '../auth.js';
+import { chargeEvents } from '../public-limits.js';
 import type { AppServices } from '../services.js';
 import { withValidator } from '../validation.js';
 
@@ -73,7 +74,7 @@ export const feedbackRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
     },
     handler: async (request, reply) => {
       const auth = authOf(request);
-      await ingest.checkRate(auth, request.ip, 1);
+      await chargeEvents(request, ingest, config, 1);
       const [outcome] = await ingest.submitFeedback(auth, [request.body as FeedbackEvent]);
       if (!outcome) throw new FeedloopError('FEEDLOOP_ERR_INTERNAL', 'no outcome');
       if (outcome.status === 'rejected') throw FeedloopError.from(outcome.error);
@@ -93,7 +94,7 @@ export const feedbackRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
     handler: async (request, reply) => {
       const auth = authOf(request);
       const inputs = (request.body as { events: unknown[] }).events;
-      await ingest.checkRate(auth, request.ip, inputs.length);
+      await chargeEvents(request, ingest, config, inputs.length, { batch: true });
       const checked = inputs.map(validateFeedbackEvent);
       const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
       const written = await ingest.submitFeedback(auth, valid);

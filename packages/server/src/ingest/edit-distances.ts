@@ -1,0 +1,40 @@
+/**
+ * Edit distances of corrections and edits, computed before the events join a group commit so
+ * that the flush only writes: a big diff then delays its own request, not the transaction every
+ * other request waits for.
+ */
+import type { FeedbackEvent } from '@feedloop/core';
+import type { SqlExecutor } from '../db/sql-client.js';
+import { loadAnswers } from '../store/response-answers.js';
+import type { DiffPool } from './diff-pool.js';
+import type { FeedbackSubmission } from './feedback-writer.js';
+
+/** The revised text of a correction or an edit; `undefined` for other types. */
+function revisedText(event: FeedbackEvent): { original: string | undefined; revised: string } | undefined {
+  if (event.type === 'correction') return { original: event.payload.original, revised: event.payload.corrected };
+  if (event.type === 'edit') return { original: event.payload.original, revised: event.payload.edited };
+  return undefined;
+}
+
+/**
+ * Sets `editDistance` on every correction and edit among `items` (all of one workspace): against
+ * the payload's `original`, else the response's answer (one query for the batch, outside any
+ * transaction). A response that does not exist gets `null` (the writer rejects the event); a diff
+ * past its budget gets `null` too (see {@link DiffPool}).
+ *
+ * @example
+ * await computeEditDistances(db, diffs, workspaceId, submissions); // submissions[i].editDistance set
+ */
+export async function computeEditDistances(db: SqlExecutor, diffs: DiffPool, workspaceId: string, items: FeedbackSubmission[]): Promise<void> {
+  const texts = items.map((item) => revisedText(item.event));
+  const missing = items.flatMap((item, i) => (texts[i] && texts[i].original === undefined ? [item.event.responseId] : []));
+  const answers = await loadAnswers(db, workspaceId, missing);
+  await Promise.all(
+    items.map(async (item, i) => {
+      const t = texts[i];
+      if (!t) return;
+      const original = t.original ?? answers.get(item.event.responseId);
+      item.editDistance = original === undefined ? null : await diffs.editDistance(original, t.revised);
+    }),
+  );
+}
