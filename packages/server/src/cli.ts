@@ -5,12 +5,13 @@
  * server holds the data folder (two processes on one PGlite folder would corrupt it).
  */
 import { parseArgs } from 'node:util';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';
 import { FeedloopError } from './errors.js';
+import { createLogger } from './log.js';
 import { startServer, startWorker } from './server.js';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyKind } from './store/api-keys.js';
 import { createWorkspace, findWorkspace, listWorkspaces } from './store/workspaces.js';
@@ -66,7 +67,7 @@ function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise
 }
 
 async function worker(config: Config): Promise<void> {
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config);
   const running = await startWorker(config);
   log.info({ concurrency: config.workerConcurrency, stream: config.natsUrl ? 'nats' : 'none' }, 'feedloop worker running');
   stopOnSignals(log, () => running.close());

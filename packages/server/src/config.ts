@@ -21,6 +21,7 @@ const envSchema = z.object({
   REDIS_URL: optionalString,
   FEEDLOOP_DATA_DIR: z.string().default('.feedloop'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FEEDLOOP_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   FEEDLOOP_INIT_WORKSPACE: optionalString,
   FEEDLOOP_INIT_SECRET_KEY: initKey,
   FEEDLOOP_INIT_PUBLIC_KEY: initKey,
@@ -59,6 +60,8 @@ export interface Config {
   /** Absolute path of the embedded data folder. */
   readonly dataDir: string;
   readonly logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
+  /** `auto`: readable lines on a terminal, JSON lines otherwise (files, pipes, log collectors). */
+  readonly logFormat: z.output<typeof envSchema>['FEEDLOOP_LOG_FORMAT'];
   readonly init: { readonly workspace?: string; readonly secretKey?: string; readonly publicKey?: string };
   readonly bodyLimitBytes: number;
   readonly batchBodyLimitBytes: number;
@@ -128,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     dataDir: resolve(cwd, e.FEEDLOOP_DATA_DIR),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.FEEDLOOP_LOG_FORMAT,
     init: Object.freeze({
       ...(e.FEEDLOOP_INIT_WORKSPACE ? { workspace: e.FEEDLOOP_INIT_WORKSPACE } : {}),
       ...(e.FEEDLOOP_INIT_SECRET_KEY ? { secretKey: e.FEEDLOOP_INIT_SECRET_KEY } : {}),

@@ -4,7 +4,7 @@
  * finish in-flight writes and jobs before closing.
  */
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
 import type { Config } from './config.js';
 import { migrate, type MigrationReport } from './db/migrate.js';
@@ -17,6 +17,7 @@ import { KeyCache } from './http/key-cache.js';
 import { createMetrics } from './metrics.js';
 import type { AppServices } from './http/services.js';
 import { IngestService } from './ingest/ingest-service.js';
+import { createLogger, logOptions } from './log.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { PIPELINE_QUEUE, type PipelineJobs } from './pipeline/pipeline-jobs.js';
 import { createJobQueue } from './queue/create-job-queue.js';
@@ -112,9 +113,9 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
     const migrations = await migrate(db);
     const report = await bootstrap(db, config);
     sink = await openSink(config);
-    const { services, close } = createServices(config, db, { log: pino({ level: config.logLevel }), ...(sink ? { sink } : {}) });
+    const { services, close } = createServices(config, db, { log: createLogger(config), ...(sink ? { sink } : {}) });
     if (options.worker !== false || !config.redisUrl) await services.pipeline.startWorker();
-    const app = await buildApp(services, options);
+    const app = await buildApp(services, { logger: logOptions(config), ...options });
     const url = await app.listen({ port: config.port, host: config.host });
     let closing: Promise<void> | undefined;
     return {
@@ -165,7 +166,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   try {
     const migrations = await migrate(db);
     sink = await openSink(config);
-    const { services, close } = createServices(config, db, { log: pino({ level: config.logLevel }), ...(sink ? { sink } : {}) });
+    const { services, close } = createServices(config, db, { log: createLogger(config), ...(sink ? { sink } : {}) });
     await services.pipeline.startWorker();
     let closing: Promise<void> | undefined;
     return {
