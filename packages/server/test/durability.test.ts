@@ -68,7 +68,8 @@ function pgliteTarget(): Target {
     },
     lockOwner() {
       const path = join(dir, 'feedloop.lock');
-      return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined;
+      // The lock names its owner as JSON ({ pid, start, boot, token }): the pid is what is compared.
+      return existsSync(path) ? String((JSON.parse(readFileSync(path, 'utf8')) as { pid: number }).pid) : undefined;
     },
     async teardown() {
       if (dir) rmSync(dir, { recursive: true, force: true });
