@@ -21,7 +21,7 @@ import { loadConfig } from '../packages/server/src/config.js';
 import { migrate } from '../packages/server/src/db/migrate.js';
 import { openPostgres } from '../packages/server/src/db/postgres-client.js';
 import type { SqlClient } from '../packages/server/src/db/sql-client.js';
-import type { AuthContext } from '../packages/server/src/http/key-cache.js';
+import type { AuthContext } from '../packages/server/src/store/auth-context.js';
 import { createServices } from '../packages/server/src/server.js';
 import { createWorkspace } from '../packages/server/src/store/workspaces.js';
 import { BENCH_REDIS_URL as REDIS_URL, createFreshDatabase, dec, deleteRedisPrefix, envInt, int, isMain, sleep, startFeedloopWorker, token, type BenchResult } from './bench-server.js';

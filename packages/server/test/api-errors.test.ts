@@ -6,6 +6,7 @@ import { ERROR_CODES } from '@feedloop/core';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InjectOptions } from 'fastify';
 import { buildApp } from '../src/http/app.js';
 import { createServices } from '../src/server.js';
 import { loadConfig } from '../src/config.js';
@@ -41,7 +42,7 @@ for (const backend of BACKENDS) {
     });
     afterAll(() => t.close());
 
-    const cases: { name: string; status: number; code: string; inject: Parameters<TestApp['app']['inject']>[0] }[] = [
+    const cases: { name: string; status: number; code: string; inject: InjectOptions }[] = [
       { name: 'an over-long path parameter', status: 414, code: 'FEEDLOOP_ERR_URI_TOO_LONG', inject: { method: 'GET', url: `/v1/responses/${'x'.repeat(2_000)}` } },
       { name: 'a URL that is not valid percent-encoding', status: 400, code: 'FEEDLOOP_ERR_BAD_REQUEST', inject: { method: 'GET', url: '/v1/responses/%E0%A4%A' } },
       { name: 'an unknown route', status: 404, code: 'FEEDLOOP_ERR_NOT_FOUND', inject: { method: 'GET', url: '/nope' } },
@@ -55,7 +56,7 @@ for (const backend of BACKENDS) {
     ];
     for (const c of cases) {
       it(`answers ${c.name} with ${c.code}`, async () => {
-        const inject = { ...c.inject, headers: { ...t.auth, ...(c.inject as { headers?: Record<string, string> }).headers } };
+        const inject = { ...c.inject, headers: { ...t.auth, ...(c.inject.headers as Record<string, string> | undefined) } };
         const res = await t.app.inject(inject);
         expect(res.statusCode).toBe(c.status);
         expectCoded(res.statusCode, res.body, c.code);

@@ -4,6 +4,7 @@
  * validation the group commit isolates whatever the database refuses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FeedbackEvent } from '@feedloop/core';
 import { FeedloopError } from '../src/errors.js';
 import { IngestService } from '../src/ingest/ingest-service.js';
 import { MemoryRateLimiter } from '../src/rate-limit/rate-limiter.js';
@@ -11,7 +12,7 @@ import type { EventKey } from '../src/pipeline/pipeline-jobs.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 /** The poisons: where each puts an unstorable string or key in a thumbs-down event. */
-const POISONS: ReadonlyArray<{ name: string; field: string; apply: (e: Record<string, unknown>) => Record<string, unknown> }> = [
+const POISONS: ReadonlyArray<{ name: string; field: string; apply: (e: { id: string } & Record<string, unknown>) => { id: string } & Record<string, unknown> }> = [
   { name: 'NUL in a comment', field: 'payload.comment', apply: (e) => ({ ...e, payload: { comment: 'bad \u0000 comment' } }) },
   { name: 'lone surrogate in a comment', field: 'payload.comment', apply: (e) => ({ ...e, payload: { comment: 'bad \ud800 comment' } }) },
   { name: 'NUL in a metadata key', field: 'metadata.k\\u0000', apply: (e) => ({ ...e, metadata: { 'k\u0000': 1 } }) },
@@ -135,7 +136,7 @@ for (const backend of BACKENDS) {
       it('feedback: only the events Postgres refuses are rejected; the others are stored and heard once', async () => {
         await register('r-below');
         // Bypassing validation: what a future validation gap would let through.
-        const events = Array.from({ length: 60 }, (_, i) => ({ id: `below-${i}`, responseId: 'r-below', type: 'thumbs_up' as const, userId: `u${i}`, payload: {} }));
+        const events = Array.from({ length: 60 }, (_, i) => ({ id: `below-${i}`, responseId: 'r-below', type: 'thumbs_up' as const, userId: `u${i}`, payload: {} }) as FeedbackEvent);
         (events[3] as { payload: unknown }).payload = { comment: 'x\u0000' };
         (events[41] as { metadata?: unknown }).metadata = { '\ud800': 1 };
         const outcomes = await Promise.all([ingest.submitFeedback(await auth(), events.slice(0, 30)), ingest.submitFeedback(await auth(), events.slice(30))]).then(
