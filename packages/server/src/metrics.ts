@@ -2,7 +2,7 @@
  * Prometheus metrics of one server: requests, latencies and feedback outcomes. A registry per
  * app, so tests and several apps in one process never share counters.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The metrics a server records. */
 export interface Metrics {
@@ -17,6 +17,28 @@ export interface Metrics {
   pipelineEvents: Counter<'status'>;
   pipelineBatchSeconds: Histogram;
   pipelineErrors: Counter<'where'>;
+}
+
+/**
+ * Reports the pipeline queue's job counts as `feedloop_queue_jobs{state}` whenever /metrics is
+ * scraped. They are shared by every workspace, so they belong to the operator's metrics, never to
+ * a workspace's API (`GET /v1/pipeline` shows only the caller's own backlog).
+ *
+ * @example
+ * watchQueueCounts(metrics, () => pipeline.queueCounts());
+ */
+export function watchQueueCounts(metrics: Metrics, counts: () => Promise<Record<string, number>>): void {
+  new Gauge({
+    name: 'feedloop_queue_jobs',
+    help: 'Pipeline queue jobs by state (waiting, active, delayed, failed), all workspaces',
+    labelNames: ['state'],
+    registers: [metrics.registry],
+    async collect() {
+      // A queue that cannot be reached must not fail the scrape: the gauge keeps its last values.
+      const now = await counts().catch(() => undefined);
+      if (now) for (const [state, n] of Object.entries(now)) this.set({ state }, n);
+    },
+  });
 }
 
 /**

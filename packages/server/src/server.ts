@@ -14,7 +14,7 @@ import { connectNatsSink } from './emit/nats-sink.js';
 import type { StreamSink } from './emit/stream-sink.js';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, watchQueueCounts } from './metrics.js';
 import type { AppServices } from './http/services.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { createLogger, logOptions } from './log.js';
@@ -73,6 +73,7 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
       },
     },
   });
+  watchQueueCounts(metrics, async () => ({ ...(await pipeline.queueCounts()) }));
   const services: AppServices = {
     config,
     db,

@@ -88,6 +88,7 @@ for (const backend of BACKENDS) {
       expect(metrics).toMatch(/feedloop_feedback_events_total\{status="accepted",code=""\} [1-9]/);
       expect(metrics).toMatch(/feedloop_feedback_events_total\{status="rejected",code="FEEDLOOP_ERR_RATE_LIMITED"\} 1/);
       expect(metrics).toMatch(/feedloop_http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/v1\/feedback"\}/);
+      expect(metrics).toMatch(/feedloop_queue_jobs\{state="waiting"\} \d+/);
       const docs = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
       expect(Object.keys(docs.paths)).toEqual(expect.arrayContaining(['/v1/feedback', '/v1/feedback/batch', '/v1/responses', '/v1/responses/batch', '/v1/responses/{id}']));
       const body = docs.paths['/v1/feedback'].post.requestBody.content['application/json'].schema;
