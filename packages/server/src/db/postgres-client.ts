@@ -33,16 +33,16 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     max: options.max ?? 10,
     types,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    // Days are UTC days (rollups, live counters): every connection runs in UTC, whatever the
+    // server's or the database's default. A SET rather than a startup option, which an `options`
+    // parameter in the URL would replace; `onConnect` runs it before the pool hands the client out.
+    onConnect: async (client: pg.ClientBase) => {
+      await client.query(SET_UTC);
+    },
   });
   // A pool reports idle-client errors (a server restart) here; queries then fail and are retried
   // by their callers, so an unhandled 'error' must not crash the process.
   pool.on('error', () => undefined);
-  // Days are UTC days (rollups, live counters): every connection runs in UTC, whatever the
-  // server's or the database's default. A SET rather than a startup option, which an `options`
-  // parameter in the URL would replace. The client queues it before any query it is handed.
-  pool.on('connect', (client) => {
-    client.query(SET_UTC).catch(() => undefined);
-  });
   const run = async <R>(ex: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
     (await ex.query(text, params as unknown[] | undefined)).rows as R[];
   const executor = (ex: pg.Pool | pg.PoolClient): SqlExecutor => ({
