@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { acquireDataDirLock } from '../src/db/data-dir-lock.js';
-import { within } from './process-helpers.js';
+import { procStartTime, procState, within } from './process-helpers.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../dist/db/data-dir-lock.js', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'feedloop-lock-'));
@@ -25,21 +25,6 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 function freshDir(): string {
   return join(root, `d${n++}`);
-}
-
-/** Field 22 of /proc/<pid>/stat (clock ticks after boot the process started at). */
-function startTimeOf(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] as string;
-}
-
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
 }
 
 /** A pid no process has: a child that ran and was reaped. */
@@ -67,7 +52,7 @@ async function zombie(): Promise<number> {
     10_000,
     'zombie pid',
   );
-  for (let i = 0; i < 200 && stateOf(pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && procState(pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 25));
   return pid;
 }
 
@@ -103,7 +88,7 @@ describe('data folder lock', () => {
     try {
       const owner = JSON.parse(readFileSync(join(dir, 'feedloop.lock'), 'utf8'));
       expect(owner).toMatchObject({ pid: process.pid, token: expect.stringMatching(/^[0-9a-f]{24}$/) });
-      if (linux) expect(owner.start).toBe(startTimeOf(process.pid));
+      if (linux) expect(owner.start).toBe(procStartTime(process.pid));
     } finally {
       lock.release();
     }
@@ -119,30 +104,30 @@ describe('data folder lock', () => {
 
   it.runIf(linux)('takes over a lock whose owner is a zombie (dead, not yet reaped), in either format', async () => {
     const pid = await zombie();
-    expect(stateOf(pid)).toBe('Z');
+    expect(procState(pid)).toBe('Z');
     const legacy = freshDir();
     writeLock(legacy, String(pid));
     acquireDataDirLock(legacy).release();
     const current = freshDir();
-    writeLock(current, JSON.stringify({ pid, start: startTimeOf(pid), token: 'aaaaaaaaaaaaaaaaaaaaaaaa' }));
+    writeLock(current, JSON.stringify({ pid, start: procStartTime(pid), token: 'aaaaaaaaaaaaaaaaaaaaaaaa' }));
     acquireDataDirLock(current).release();
   });
 
   it.runIf(linux)('takes over a lock whose pid now belongs to another program, and respects a live owner', () => {
     const pid = sleeper();
     const reused = freshDir();
-    writeLock(reused, JSON.stringify({ pid, start: String(Number(startTimeOf(pid)) - 1), token: 'bbbbbbbbbbbbbbbbbbbbbbbb' }));
+    writeLock(reused, JSON.stringify({ pid, start: String(Number(procStartTime(pid)) - 1), token: 'bbbbbbbbbbbbbbbbbbbbbbbb' }));
     acquireDataDirLock(reused).release();
     // The same pid with its real start time is a live owner: refused.
     const live = freshDir();
-    writeLock(live, JSON.stringify({ pid, start: startTimeOf(pid), token: 'cccccccccccccccccccccccc' }));
+    writeLock(live, JSON.stringify({ pid, start: procStartTime(pid), token: 'cccccccccccccccccccccccc' }));
     expect(lockedMessage(() => acquireDataDirLock(live))).toMatch(new RegExp(`in use by feedloop process ${pid}\\b`));
   });
 
   it.runIf(linux)('takes over a lock written before the last boot', () => {
     const pid = sleeper();
     const dir = freshDir();
-    writeLock(dir, JSON.stringify({ pid, start: startTimeOf(pid), boot: '00000000-0000-0000-0000-000000000000', token: 'dddddddddddddddddddddddd' }));
+    writeLock(dir, JSON.stringify({ pid, start: procStartTime(pid), boot: '00000000-0000-0000-0000-000000000000', token: 'dddddddddddddddddddddddd' }));
     acquireDataDirLock(dir).release();
   });
 

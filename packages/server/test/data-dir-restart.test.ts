@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, REPO_ROOT } from './process-helpers.js';
+import { freePort, procState, REPO_ROOT } from './process-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'feedloop-restart-'));
 const dataDir = join(dir, 'data');
@@ -84,15 +84,6 @@ async function waitHealthy(s: Started): Promise<void> {
   }
 }
 
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
-
 /** The pid a lock names (a bare pid, as feedloop wrote before, or the JSON record). */
 function lockOwner(): number {
   const parsed = JSON.parse(readFileSync(join(dataDir, 'feedloop.lock'), 'utf8')) as number | { pid: number };
@@ -126,12 +117,12 @@ describe.runIf(process.platform === 'linux')('restart after SIGKILL of npm start
 
     killGroup(first.pgid);
     // Dead but unreaped: the very state the old pid check took for a live owner.
-    for (let i = 0; i < 100 && stateOf(owner.pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(stateOf(owner.pid)).toBe('Z');
+    for (let i = 0; i < 100 && procState(owner.pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(procState(owner.pid)).toBe('Z');
 
     const second = await npmStart();
     await waitHealthy(second);
-    expect(stateOf(owner.pid)).toBe('Z');
+    expect(procState(owner.pid)).toBe('Z');
     // Same folder, same data: the key the first start printed works on the second.
     const ws = await fetch(`${second.url}/v1/workspace`, { headers: { authorization: `Bearer ${secretKey}` } });
     expect(ws.status).toBe(200);

@@ -5,7 +5,7 @@
  * never reused for its successor).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -245,4 +245,24 @@ export class JsonClient {
   close(): void {
     this.#agent.destroy();
   }
+}
+
+/** The fields of `/proc/<pid>/stat` after the command name (state first), or undefined when gone. */
+function procStatFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's state letter from /proc (`Z` for a zombie), read independently of the code under test. */
+export function procState(pid: number): string | undefined {
+  return procStatFields(pid)?.[0];
+}
+
+/** Field 22 of /proc/<pid>/stat: the clock tick after boot at which the process started. */
+export function procStartTime(pid: number): string | undefined {
+  return procStatFields(pid)?.[19];
 }
