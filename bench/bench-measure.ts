@@ -83,13 +83,19 @@ export interface CpuSample {
 
 const TICKS_PER_S = 100;
 
-function procTicks(pid: number | string): { comm: string; ticks: number } | undefined {
+/**
+ * utime + stime of a process; with `withChildren` also its waited-for children's (cutime +
+ * cstime), so a load generator run as a child (wrk) that exited before the second sample counts
+ * as this process's load-generator time.
+ */
+function procTicks(pid: number | string, withChildren = false): { comm: string; ticks: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = stat.lastIndexOf(')');
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const rest = stat.slice(close + 2).split(' ');
-    return { comm, ticks: Number(rest[11]) + Number(rest[12]) };
+    const children = withChildren ? Number(rest[13]) + Number(rest[14]) : 0;
+    return { comm, ticks: Number(rest[11]) + Number(rest[12]) + children };
   } catch {
     return undefined;
   }
@@ -108,7 +114,7 @@ export function sampleCpu(serverPid: number): CpuSample | undefined {
       const p = procTicks(entry);
       if (p && p.comm === 'postgres') postgres.set(Number(entry), p.ticks);
     }
-    return { at: performance.now(), busy, steal, server: procTicks(serverPid)?.ticks ?? 0, postgres, self: procTicks(process.pid)?.ticks ?? 0 };
+    return { at: performance.now(), busy, steal, server: procTicks(serverPid)?.ticks ?? 0, postgres, self: procTicks(process.pid, true)?.ticks ?? 0 };
   } catch {
     return undefined;
   }

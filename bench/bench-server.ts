@@ -211,6 +211,8 @@ export interface FeedloopOptions {
   secretKey: string;
   /** Extra environment, e.g. `DATABASE_POOL_SIZE`. */
   env?: Record<string, string>;
+  /** Redis key prefix (default: a fresh one); a worker started with the same prefix takes the API's jobs. */
+  redisPrefix?: string;
 }
 
 /**
@@ -222,7 +224,7 @@ export interface FeedloopOptions {
  */
 export async function startFeedloop(options: FeedloopOptions): Promise<ChildServer> {
   const port = await freePort();
-  const prefix = `flbench-${token()}`;
+  const prefix = options.redisPrefix ?? `flbench-${token()}`;
   const env: NodeJS.ProcessEnv = {
     ...childEnv(options),
     PORT: String(port),
@@ -239,6 +241,39 @@ export async function startFeedloop(options: FeedloopOptions): Promise<ChildServ
     await deleteRedisPrefix(prefix);
   };
   return server;
+}
+
+/**
+ * Starts the embedded profile, `node packages/server/dist/cli.js start` with no DATABASE_URL and
+ * no REDIS_URL (PGlite in `dataDir`, the pipeline's worker and queue in the same process), as
+ * `npm start` runs it, on a free port; waits for `/readyz`. Same knobs as {@link startFeedloop}.
+ */
+export async function startEmbeddedFeedloop(options: { dataDir: string; secretKey: string }): Promise<ChildServer> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    FEEDLOOP_DATA_DIR: options.dataDir,
+    PORT: String(port),
+    HOST: LOOPBACK,
+    FEEDLOOP_INIT_WORKSPACE: 'bench',
+    FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
+    ...extraServerEnv(),
+  };
+  return spawnServer(cliArgs('start'), env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop (embedded)');
+}
+
+/**
+ * Starts the minimal durable server (bench/minimal-durable-server.ts) on Postgres (`target` a
+ * database URL) or PGlite (`target` a data folder) in a child process.
+ */
+export async function startMinimalDurable(store: 'postgres' | 'pglite', target: string): Promise<ChildServer> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' };
+  const script = resolve(ROOT, 'bench/minimal-durable-server.ts');
+  return spawnServer(['--import', 'tsx', script, String(port), store, target], env, `http://${LOOPBACK}:${port}`, '/healthz', `minimal durable server (${store})`);
 }
 
 /** The Redis of the benchmarks (queues, counters). */
@@ -264,7 +299,9 @@ export async function deleteRedisPrefix(prefix: string): Promise<void> {
  * `REDIS_URL`) and waits until it says it runs. Same knobs as {@link startFeedloop}.
  */
 export async function startFeedloopWorker(options: Omit<FeedloopOptions, 'secretKey'>): Promise<ChildServer> {
-  return spawnServer(cliArgs('worker'), { ...childEnv(options), LOG_LEVEL: 'info' }, '', /feedloop worker running/, 'feedloop worker');
+  const env: NodeJS.ProcessEnv = { ...childEnv(options), LOG_LEVEL: 'info' };
+  if (options.redisPrefix) Object.assign(env, { REDIS_URL: BENCH_REDIS_URL, FEEDLOOP_REDIS_PREFIX: options.redisPrefix });
+  return spawnServer(cliArgs('worker'), env, '', /feedloop worker running/, 'feedloop worker');
 }
 
 function cliArgs(command: string): string[] {

@@ -4,20 +4,26 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single diff pipeline` (any of the names).
+ * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded diff pipeline` (any of the names).
+ * `durable` and `embedded` use wrk when installed (`apt-get install -y wrk`), else autocannon with workers;
+ * `BENCH_SOAK_MS=600000` adds their 10-minute RSS soak runs.
  */
 import { cpus, totalmem } from 'node:os';
 import { printTable, type BenchResult } from './bench-server.js';
 import { runDiffIsolationBench } from './diff-isolation.bench.js';
 import { runEditDistanceBench } from './edit-distance.bench.js';
+import { runEmbeddedBench } from './embedded.bench.js';
 import { runIngestBatchBench } from './ingest-batch.bench.js';
+import { runIngestDurableBench } from './ingest-durable.bench.js';
 import { runIngestSingleBench } from './ingest-single.bench.js';
 import { runPipelineBench } from './pipeline.bench.js';
 
 const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResult[]> }> = [
   { key: 'edit', title: 'edit distance (packages/core) vs the diffChars reference', run: runEditDistanceBench },
-  { key: 'batch', title: 'batched ingest vs raw COPY', run: runIngestBatchBench },
+  { key: 'batch', title: 'batched ingest vs raw COPY (same schema, and a minimal table)', run: runIngestBatchBench },
   { key: 'single', title: 'single-event ingest vs trivial Fastify', run: runIngestSingleBench },
+  { key: 'durable', title: 'single-event ingest, production profile, vs the minimal durable server on Postgres (and trivial Fastify); RSS', run: runIngestDurableBench },
+  { key: 'embedded', title: 'embedded profile (PGlite, in-process worker), single and batched ×100, vs the minimal durable server on PGlite; RSS', run: runEmbeddedBench },
   { key: 'diff', title: 'thumbs p99 with 10 concurrent 200 KB corrections in flight vs idle (PGlite and Postgres)', run: runDiffIsolationBench },
   { key: 'pipeline', title: "processing pipeline (Postgres + Redis) vs the seed's one-job-per-event way; commit → live counter lag", run: runPipelineBench },
 ];
