@@ -134,4 +134,66 @@ describe('GroupCommitter', () => {
     const committer = new GroupCommitter<number, number>(async () => [], { maxBatch: 10, concurrency: 1 });
     await expect(committer.submit(1)).rejects.toThrow(/0 results for 1 items/);
   });
+  it('with overlapShare, starts a second flush only once enough wait; with nothing in flight, at once', async () => {
+    const batches: number[][] = [];
+    const release: Array<() => void> = [];
+    const tick = () => new Promise((r) => setImmediate(r));
+    const committer = new GroupCommitter<number, number>(
+      async (items) => {
+        batches.push(items);
+        await new Promise<void>((r) => release.push(r));
+        return items;
+      },
+      { maxBatch: 100, concurrency: 2, overlapShare: 0.5 },
+    );
+    const all: Promise<number>[] = [];
+    const submit = (from: number, n: number) => all.push(...Array.from({ length: n }, (_, i) => committer.submit(from + i)));
+    submit(0, 10);
+    await tick();
+    expect(batches.map((b) => b.length)).toEqual([10]);
+    // Four wait: fewer than half of the 10 in flight, so no second flush yet.
+    submit(10, 4);
+    await tick();
+    await tick();
+    expect(batches.map((b) => b.length)).toEqual([10]);
+    // The fifth makes half: a second flush overlaps the first.
+    submit(14, 1);
+    await tick();
+    expect(batches.map((b) => b.length)).toEqual([10, 5]);
+    // A lone item waits while a flush is in flight (the 5 are below half of the last batch)...
+    submit(15, 1);
+    await tick();
+    release.shift()?.();
+    await tick();
+    expect(batches.map((b) => b.length)).toEqual([10, 5]);
+    // ...and goes as soon as none is.
+    release.shift()?.();
+    await tick();
+    expect(batches.map((b) => b.length)).toEqual([10, 5, 1]);
+    while (release.length > 0 || batches.flat().length < 16) {
+      release.shift()?.();
+      await tick();
+    }
+    expect(await Promise.all(all)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+  });
+
+  it('without overlapShare, a second flush starts for a single waiting item', async () => {
+    const batches: number[][] = [];
+    const release: Array<() => void> = [];
+    const committer = new GroupCommitter<number, number>(
+      async (items) => {
+        batches.push(items);
+        await new Promise<void>((r) => release.push(r));
+        return items;
+      },
+      { maxBatch: 100, concurrency: 2 },
+    );
+    const first = Array.from({ length: 10 }, (_, i) => committer.submit(i));
+    await new Promise((r) => setImmediate(r));
+    const second = committer.submit(10);
+    await new Promise((r) => setImmediate(r));
+    expect(batches.map((b) => b.length)).toEqual([10, 1]);
+    for (const r of release.splice(0)) r();
+    await Promise.all([...first, second]);
+  });
 });

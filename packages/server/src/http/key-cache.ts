@@ -20,17 +20,33 @@ const MAX_ENTRIES = 10_000;
  */
 export class KeyCache {
   readonly #entries = new Map<string, { value: AuthContext | undefined; expiresAt: number }>();
+  /** Lookups under way: the requests that find an entry expired share one query, not one each. */
+  readonly #loading = new Map<string, Promise<AuthContext | undefined>>();
+  /** Bumped by {@link clear}: a lookup started before it neither caches nor is shared after it. */
+  #generation = 0;
 
   constructor(
     private readonly db: SqlExecutor,
     private readonly ttlMs: number,
   ) {}
 
-  async resolve(key: string): Promise<AuthContext | undefined> {
-    const now = Date.now();
+  /** The identity of a presented key, or `undefined` when it is unknown or revoked. */
+  resolve(key: string): Promise<AuthContext | undefined> {
     // Keyed by the presented key itself: hashing only on a miss keeps SHA-256 off the hot path.
     const hit = this.#entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
+    if (hit && hit.expiresAt > Date.now()) return Promise.resolve(hit.value);
+    let loading = this.#loading.get(key);
+    if (!loading) {
+      const started = this.#lookUp(key, this.#generation);
+      loading = started.finally(() => {
+        if (this.#loading.get(key) === loading) this.#loading.delete(key);
+      });
+      this.#loading.set(key, loading);
+    }
+    return loading;
+  }
+
+  async #lookUp(key: string, generation: number): Promise<AuthContext | undefined> {
     const hash = hashKey(key);
     let rows: Array<{ id: string; workspace_id: string; kind: KeyKind; settings: unknown }>;
     try {
@@ -44,9 +60,9 @@ export class KeyCache {
     }
     const r = rows[0];
     const value = r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind, settings: resolveWorkspaceSettings(r.settings) } : undefined;
-    if (this.ttlMs > 0) {
+    if (this.ttlMs > 0 && generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-      this.#entries.set(key, { value, expiresAt: now + this.ttlMs });
+      this.#entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
     }
     return value;
   }
@@ -54,5 +70,8 @@ export class KeyCache {
   /** Forgets every cached lookup (after a revocation or a settings change in this process). */
   clear(): void {
     this.#entries.clear();
+    this.#loading.clear();
+    // A lookup under way may have read the row before the change: its answer must not be cached.
+    this.#generation++;
   }
 }

@@ -6,6 +6,7 @@
 import type { FeedbackEvent } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { loadAnswers } from '../store/response-answers.js';
+import type { AnswerCache } from './answer-cache.js';
 import type { DiffPool } from './diff-pool.js';
 import type { FeedbackSubmission } from './feedback-writer.js';
 
@@ -18,17 +19,30 @@ function revisedText(event: FeedbackEvent): { original: string | undefined; revi
 
 /**
  * Sets `editDistance` on every correction and edit among `items` (all of one workspace): against
- * the payload's `original`, else the response's answer (one query for the batch, outside any
- * transaction). A response that does not exist gets `null` (the writer rejects the event); a diff
+ * the payload's `original`, else the response's answer (from `cache` when this process registered
+ * it lately, else one query for the batch, outside any transaction). A response that does not exist gets `null` (the writer rejects the event); a diff
  * past its budget gets `null` too (see {@link DiffPool}).
  *
  * @example
  * await computeEditDistances(db, diffs, workspaceId, submissions); // submissions[i].editDistance set
  */
-export async function computeEditDistances(db: SqlExecutor, diffs: DiffPool, workspaceId: string, items: FeedbackSubmission[]): Promise<void> {
+export async function computeEditDistances(
+  db: SqlExecutor,
+  diffs: DiffPool,
+  workspaceId: string,
+  items: FeedbackSubmission[],
+  cache?: AnswerCache,
+): Promise<void> {
   const texts = items.map((item) => revisedText(item.event));
-  const missing = items.flatMap((item, i) => (texts[i] && texts[i].original === undefined ? [item.event.responseId] : []));
-  const answers = await loadAnswers(db, workspaceId, missing);
+  const cached = new Map<string, string>();
+  const missing: string[] = [];
+  items.forEach((item, i) => {
+    if (!texts[i] || texts[i].original !== undefined) return;
+    const answer = cache?.get(workspaceId, item.event.responseId);
+    if (answer === undefined) missing.push(item.event.responseId);
+    else cached.set(item.event.responseId, answer);
+  });
+  const answers = missing.length === 0 ? cached : new Map([...cached, ...(await loadAnswers(db, workspaceId, missing))]);
   await Promise.all(
     items.map(async (item, i) => {
       const t = texts[i];

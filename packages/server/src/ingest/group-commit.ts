@@ -23,6 +23,16 @@ export interface GroupCommitOptions<I = unknown, O = unknown> {
   /** Flushes in flight at once: 1 for a single-connection database, a few for a server. */
   concurrency: number;
   /**
+   * While a flush is in flight, another starts only when at least this share of the batch last
+   * started is waiting (0 to 1; default 0: at once). A flush costs its round trips and its
+   * statement's planning whatever its size, so under load an extra flush for the one or two
+   * requests that arrived just after the previous one started pays that fixed cost for little;
+   * they wait for the flushes in flight instead and go with everything that arrived meanwhile. Relative
+   * to the last batch, so light load (batches of 1 or 2) still overlaps at once; with nothing in
+   * flight a flush always starts at once, so a lone request never waits.
+   */
+  overlapShare?: number;
+  /**
    * Whether a flush failure may be caused by some item of the batch, so the batch is split and
    * retried to find it. Absent or false (e.g. the database is unreachable): every item fails.
    */
@@ -55,6 +65,8 @@ export class GroupCommitter<I, O> {
   #scheduled = false;
   #idle: Array<() => void> = [];
   #flushes = 0;
+  /** Size of the batch last started: the yardstick of {@link GroupCommitOptions.overlapShare}. */
+  #lastBatch = 0;
 
   constructor(flush: FlushFn<I, O>, options: GroupCommitOptions<I, O>) {
     this.#flush = flush;
@@ -87,6 +99,7 @@ export class GroupCommitter<I, O> {
 
   #schedule(): void {
     if (this.#scheduled || this.#inFlight >= this.#options.concurrency) return;
+    if (!this.#worthStarting()) return;
     this.#scheduled = true;
     // Let the current tick's requests join the batch before writing.
     setImmediate(() => {
@@ -96,8 +109,9 @@ export class GroupCommitter<I, O> {
   }
 
   #run(): void {
-    while (this.#queue.length > 0 && this.#inFlight < this.#options.concurrency) {
+    while (this.#queue.length > 0 && this.#inFlight < this.#options.concurrency && this.#worthStarting()) {
       const batch = this.#queue.splice(0, this.#options.maxBatch);
+      this.#lastBatch = batch.length;
       this.#inFlight++;
       this.#flushes++;
       void this.#write(batch).finally(() => {
@@ -106,6 +120,13 @@ export class GroupCommitter<I, O> {
         else if (this.#inFlight === 0) for (const done of this.#idle.splice(0)) done();
       });
     }
+  }
+
+  /** Whether the queue is worth a flush now: nothing in flight, or enough waiting to overlap. */
+  #worthStarting(): boolean {
+    if (this.#inFlight === 0) return true;
+    // An in-flight flush takes the others when it ends.
+    return this.#queue.length >= Math.max(1, Math.ceil(this.#lastBatch * (this.#options.overlapShare ?? 0)));
   }
 
   async #write(batch: Pending<I, O>[]): Promise<void> {
