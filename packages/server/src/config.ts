@@ -6,6 +6,12 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
+/**
+ * The embedded database's `shared_buffers` in MiB (why 16: `db/pglite-settings.ts`). Exported
+ * for PGlite opened without a config (tests).
+ */
+export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 16;
+
 const optionalString = z
   .string()
   .optional()
@@ -20,6 +26,7 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   REDIS_URL: optionalString,
   FEEDLOOP_DATA_DIR: z.string().default('.feedloop'),
+  FEEDLOOP_PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(65_536).default(DEFAULT_PGLITE_SHARED_BUFFERS_MB),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FEEDLOOP_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   FEEDLOOP_INIT_WORKSPACE: optionalString,
@@ -59,6 +66,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Absolute path of the embedded data folder. */
   readonly dataDir: string;
+  /** The embedded database's `shared_buffers` in MiB: resident for the life of the process. */
+  readonly pgliteSharedBuffersMb: number;
   readonly logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   /** `auto`: readable lines on a terminal, JSON lines otherwise (files, pipes, log collectors). */
   readonly logFormat: z.output<typeof envSchema>['FEEDLOOP_LOG_FORMAT'];
@@ -130,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,
     dataDir: resolve(cwd, e.FEEDLOOP_DATA_DIR),
+    pgliteSharedBuffersMb: e.FEEDLOOP_PGLITE_SHARED_BUFFERS_MB,
     logLevel: e.LOG_LEVEL,
     logFormat: e.FEEDLOOP_LOG_FORMAT,
     init: Object.freeze({

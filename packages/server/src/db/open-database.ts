@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { openPglite } from './pglite-client.js';
-import { openPostgres } from './postgres-client.js';
+import { ensurePgliteDataDir } from './pglite-initdb.js';
 import type { SqlClient } from './sql-client.js';
 
 /**
@@ -16,11 +16,20 @@ import type { SqlClient } from './sql-client.js';
  * @example
  * const db = await openDatabase(loadConfig());
  */
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>): Promise<SqlClient> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, { max: config.databasePoolSize });
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'pgliteSharedBuffersMb'>,
+): Promise<SqlClient> {
+  if (config.databaseUrl) {
+    // Imported here, not at the top: the embedded profile never loads the pg driver (~14 MB resident).
+    const { openPostgres } = await import('./postgres-client.js');
+    return openPostgres(config.databaseUrl, { max: config.databasePoolSize });
+  }
   const lock = acquireDataDirLock(config.dataDir);
   try {
-    const db = await openPglite(join(config.dataDir, 'pgdata'));
+    const pgdata = join(config.dataDir, 'pgdata');
+    // initdb's peak stays in the process that runs it: a child's, returned when it exits.
+    await ensurePgliteDataDir(pgdata);
+    const db = await openPglite(pgdata, { sharedBuffersMb: config.pgliteSharedBuffersMb });
     return {
       ...db,
       close: async () => {

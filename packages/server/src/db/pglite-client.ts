@@ -3,16 +3,25 @@
  * connection, so statements are naturally serialized.
  */
 import { PGlite } from '@electric-sql/pglite';
+import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from '../config.js';
+import { limitWasmCompilationThreads, type PgliteMemoryOptions, pgliteStartParams } from './pglite-settings.js';
 import { SET_UTC, type SqlClient, type SqlExecutor } from './sql-client.js';
 
 /**
- * Opens PGlite on a data folder, or in memory when `dataDir` is undefined (tests).
+ * Opens PGlite on a data folder, or in memory when `dataDir` is undefined (tests), with the
+ * memory settings of `pglite-settings.ts`. A folder without a database gets one from PGlite's
+ * initdb in this process: `openDatabase` creates it in a child first (see `pglite-initdb.ts`).
  *
  * @example
  * const db = await openPglite('./.feedloop/data');
  */
-export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
-  const db = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+export async function openPglite(
+  dataDir: string | undefined,
+  memory: PgliteMemoryOptions = { sharedBuffersMb: DEFAULT_PGLITE_SHARED_BUFFERS_MB },
+): Promise<SqlClient> {
+  const startParams = pgliteStartParams(memory);
+  limitWasmCompilationThreads();
+  const db = await PGlite.create(dataDir === undefined ? { startParams } : { dataDir, startParams });
   // Days are UTC days: the one connection runs in UTC, whatever the data folder's configuration.
   await db.exec(SET_UTC);
   type Ex = Pick<PGlite, 'query' | 'exec'>;

@@ -16,7 +16,7 @@
  * `safe-address.ts`) unless `allowPrivate`, and the log keeps a coded reason per failure, never
  * the connection error's text.
  */
-import { Agent, fetch, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { SqlClient } from '../db/sql-client.js';
 import { deliveryFailureReason, type DeliveryFailureReason } from './delivery-failure.js';
 import type { OutboundMessage } from './outbound-message.js';
@@ -126,7 +126,13 @@ async function claim(db: SqlClient, options: { ids: readonly number[] | undefine
 }
 
 /** POSTs one delivery and tells how it went; never throws. */
-async function post(row: ClaimedRow & { url: string; secret: string }, dispatcher: Dispatcher, policy: AddressPolicy, timeoutMs: number): Promise<Outcome> {
+async function post(
+  row: ClaimedRow & { url: string; secret: string },
+  fetch: typeof import('undici').fetch,
+  dispatcher: Dispatcher,
+  policy: AddressPolicy,
+  timeoutMs: number,
+): Promise<Outcome> {
   // Serialized once: the signature covers exactly the bytes sent.
   const body = JSON.stringify(row.body);
   try {
@@ -180,6 +186,9 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
 
   const rows = await claim(db, { ids: options.ids, limit, now, leaseMs });
   if (rows.length === 0) return report;
+  // undici is loaded by the first delivery, not at start: most servers have no webhook, and
+  // loading it costs ~19 MB resident.
+  const { Agent, fetch } = await import('undici');
   // One agent per call: its lookup carries this call's policy, and closing it leaves no socket.
   const dispatcher = new Agent({ connect: { lookup: guardedLookup(policy) } });
 
@@ -192,7 +201,7 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
       report.failed++;
       return;
     }
-    const outcome = await post({ ...row, url: row.url, secret: row.secret }, dispatcher, policy, timeoutMs);
+    const outcome = await post({ ...row, url: row.url, secret: row.secret }, fetch, dispatcher, policy, timeoutMs);
     if (outcome.ok) {
       // Not guarded on 'pending': a delivery failed by a concurrent webhook delete was still sent.
       await db.query(

@@ -7,9 +7,16 @@
  *   workers), applied after commit from the outbox by one Lua script that also sets the effect's
  *   applied-marker, so a replayed effect never counts twice.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { CounterDeltas } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+
+/**
+ * ioredis is loaded on first use, not at import: the embedded profile never connects to Redis,
+ * and loading it at start cost ~20 MB resident (docs/benchmarks.md, "Embedded memory").
+ */
+const ioredis = (): typeof import('ioredis') => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 
 /** Counter hashes outlive their day by this much, so yesterday can still be read. */
 const COUNTER_TTL_SECONDS = 3 * 86_400;
@@ -77,7 +84,7 @@ export class RedisLiveCounters implements LiveCounterReader, CounterApplier {
   ) {
     // Fail fast when Redis is away (a command waits at most COMMAND_TIMEOUT_MS): the outbox keeps
     // the effect and the sweep applies it later.
-    this.#redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
+    this.#redis = new (ioredis().Redis)(url, { maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
     this.#redis.on('error', () => undefined);
   }
 

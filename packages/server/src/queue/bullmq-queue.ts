@@ -9,8 +9,9 @@
  * reconnects by itself. We pass ioredis instances rather than options: BullMQ 6 only loads
  * ioredis itself through `require`, and passing instances keeps the connection settings ours.
  */
-import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Job, JobsOptions, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import {
   assertValidJobId,
   DEFAULT_FAILED_LIMIT,
@@ -28,6 +29,14 @@ import {
   type QueueCounts,
   type QueueOptions,
 } from './job-queue.js';
+
+/**
+ * BullMQ and ioredis are loaded on first use, not at import: the embedded profile runs the
+ * in-process queue, and loading both at start cost ~40 MB resident (docs/benchmarks.md,
+ * "Embedded memory"). Both are CommonJS packages: `require` gives the instance `import` did.
+ */
+const bullmq = (): typeof import('bullmq') => createRequire(import.meta.url)('bullmq') as typeof import('bullmq');
+const ioredis = (): typeof import('ioredis') => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 
 /** Options of a BullMQ queue beyond the shared ones. */
 export interface BullmqQueueOptions extends Partial<QueueOptions> {
@@ -89,7 +98,7 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
     this.#prefix = prefix;
     this.#options = resolveQueueOptions(shared);
     this.#onError = onError ?? (() => undefined);
-    this.#producerRedis = new Redis(redisUrl, {
+    this.#producerRedis = new (ioredis().Redis)(redisUrl, {
       connectionName: connectionName(prefix, name, 'producer'),
       disconnectTimeout: DISCONNECT_TIMEOUT_MS,
       enableOfflineQueue: false,
@@ -98,7 +107,7 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
     // Connection errors reach onError through BullMQ; this listener only keeps ioredis from
     // printing "Unhandled error event" before BullMQ attaches its own.
     this.#producerRedis.on('error', () => undefined);
-    this.#queue = new Queue<unknown, void, string>(name, {
+    this.#queue = new (bullmq().Queue)<unknown, void, string>(name, {
       connection: this.#producerRedis,
       ...(prefix === undefined ? {} : { prefix }),
       // BullMQ would otherwise wait for the first connection without a bound (add hangs while
@@ -138,14 +147,14 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
     // A template only: BullMQ duplicates it into the worker's two connections (one of them
     // blocking), which it owns and closes; lazyConnect keeps the template itself unconnected.
     // BullMQ renames the blocking copy (`<prefix>:<base64 of the queue name>`); the other keeps this name.
-    this.#workerRedis = new Redis(this.#redisUrl, {
+    this.#workerRedis = new (ioredis().Redis)(this.#redisUrl, {
       connectionName: connectionName(this.#prefix, this.#name, 'worker'),
       disconnectTimeout: DISCONNECT_TIMEOUT_MS,
       maxRetriesPerRequest: null,
       lazyConnect: true,
     });
     this.#workerRedis.on('error', () => undefined);
-    const worker = new Worker<unknown, void, string>(this.#name, (job) => this.#process(lookup, job), {
+    const worker = new (bullmq().Worker)<unknown, void, string>(this.#name, (job) => this.#process(lookup, job), {
       connection: this.#workerRedis,
       ...(this.#prefix === undefined ? {} : { prefix: this.#prefix }),
       concurrency: this.#options.concurrency,
@@ -275,11 +284,11 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
 
   async #process(handlers: Record<string, JobHandler<unknown> | undefined>, job: Job<unknown, void, string>): Promise<void> {
     const handler = handlers[job.name];
-    if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
+    if (!handler) throw new (bullmq().UnrecoverableError)(`no handler for job ${job.name}`);
     try {
       await handler(job.data, { jobId: job.id ?? '', name: job.name, attempt: job.attemptsMade + 1 });
     } catch (err) {
-      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
+      if (err instanceof UnrecoverableJobError) throw new (bullmq().UnrecoverableError)(err.message);
       throw err instanceof Error ? err : new Error(errorMessage(err));
     }
   }

@@ -2,8 +2,15 @@
  * The shared limiter of the production profile: one Redis counter per key and window, updated by
  * a Lua script so that the check and the increment are one atomic step across API processes.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { RateDecision, RateLimiter } from './rate-limiter.js';
+
+/**
+ * ioredis is loaded on first use, not at import: the embedded profile never connects to Redis,
+ * and loading it at start cost ~20 MB resident (docs/benchmarks.md, "Embedded memory").
+ */
+const ioredis = (): typeof import('ioredis') => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
 
 // KEYS[1] counter; ARGV: cost, limit, window ms. Returns { allowed 0|1, count, pttl }.
 const TAKE = `
@@ -32,7 +39,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #prefix: string;
 
   constructor(url: string, prefix = 'feedloop:rl:') {
-    this.#redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+    this.#redis = new (ioredis().Redis)(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
     // Connection errors surface on each `take`; the emitter must not crash the process meanwhile.
     this.#redis.on('error', () => undefined);
     this.#prefix = prefix;

@@ -1,0 +1,44 @@
+/**
+ * A new PGlite data folder is created in a child process. PGlite's initdb runs a second
+ * Postgres instance and the initdb program, each with its own WebAssembly heap, and copies the
+ * result through an in-memory tarball: ~850 MB peak, of which ~450 MB stayed resident in the
+ * server for good (the heaps are only freed by a full garbage collection, which an idle server
+ * never runs, and the main heap keeps what it touched). In a child, all of it is returned to the
+ * system when the child exits; it costs one more Node start, on the first start only.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FeedloopError } from '../errors.js';
+
+/** The child's module: compiled `.js` from `dist/`, else the `.ts` source loaded through tsx (vitest). */
+function initdbScript(): { args: string[] } {
+  const js = fileURLToPath(new URL('./pglite-initdb-main.js', import.meta.url));
+  if (existsSync(js)) return { args: [js] };
+  return { args: ['--import', 'tsx', fileURLToPath(new URL('./pglite-initdb-main.ts', import.meta.url))] };
+}
+
+/**
+ * Creates the data folder's database in a child process unless it already holds one
+ * (`PG_VERSION`, the file PGlite itself looks for). The caller holds the folder's lock.
+ *
+ * @throws FeedloopError `FEEDLOOP_ERR_INTERNAL` when initdb fails (its output is in the message).
+ * @example
+ * await ensurePgliteDataDir('./.feedloop/pgdata');
+ */
+export async function ensurePgliteDataDir(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const child = spawn(process.execPath, [...initdbScript().args, dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (exitCode, signal) => resolve(signal ? null : exitCode));
+  });
+  if (code !== 0 || !existsSync(join(dataDir, 'PG_VERSION'))) {
+    throw new FeedloopError('FEEDLOOP_ERR_INTERNAL', `creating the embedded database in ${dataDir} failed (exit ${code ?? 'by signal'}): ${stderr.trim()}`);
+  }
+}
