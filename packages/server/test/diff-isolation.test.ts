@@ -143,9 +143,10 @@ for (const backend of BACKENDS) {
       for (const res of answered) expect(res.statusCode).toBe(202);
       expect((await stored('huge-0'))[0]?.edit_distance).toBe(expected);
       // Before the fix the diff ran inside the flush on the event loop: no thumbs could be
-      // committed until the correction was, and the loop stood still for the whole diff (> 1 s).
-      expect(thumbsDone.filter((at) => at < firstCorrectionAt).length).toBeGreaterThanOrEqual(10);
-      expect(loop.max / 1e6).toBeLessThan(500);
+      // committed until the correction was (0 answered), and the loop stood still for the whole
+      // diff (1.4 s here). The bounds leave room for a machine loaded by other suites.
+      expect(thumbsDone.filter((at) => at < firstCorrectionAt).length).toBeGreaterThanOrEqual(3);
+      expect(loop.max / 1e6).toBeLessThan(1_000);
     });
 
     it('caps public keys: a body over the limit is 413, a batch over 10 events is 400 on events; nothing stored', async () => {
