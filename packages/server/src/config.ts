@@ -37,7 +37,7 @@ const envSchema = z.object({
   FEEDLOOP_PUBLIC_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(65_536),
   FEEDLOOP_PUBLIC_BATCH_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
   FEEDLOOP_DIFF_THREADS: z.coerce.number().int().min(1).max(64).optional(),
-  FEEDLOOP_DIFF_TIME_BUDGET_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
+  FEEDLOOP_DIFF_TIME_BUDGET_MS: z.coerce.number().int().min(10).max(600_000).default(30_000),
   FEEDLOOP_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   FEEDLOOP_METRICS_TOKEN: optionalString,
   FEEDLOOP_KEY_CACHE_SECONDS: z.coerce.number().min(0).max(3_600).default(5),

@@ -74,7 +74,9 @@ for (const backend of BACKENDS) {
     };
 
     beforeAll(async () => {
-      t = await startTestApp(await backend.open(), { FEEDLOOP_DIFF_THREADS: '1' });
+      // A generous budget: the diff thread runs at the lowest priority, and on a machine loaded by
+      // other suites a 200 KB diff can take longer than the default 10 s (the fallback has its own test).
+      t = await startTestApp(await backend.open(), { FEEDLOOP_DIFF_THREADS: '1', FEEDLOOP_DIFF_TIME_BUDGET_MS: '120000' });
     });
     afterAll(async () => {
       await t.close();
