@@ -7,13 +7,17 @@
  * 3. the same COPY into the populated table itself.
  * Every figure is printed next to its same-run baseline.
  *
- * Run: node --import tsx bench/schema-cost.ts   Knobs: BENCH_DATABASE_URL, SCHEMA_STORED (100000), SCHEMA_COPY (50000)
+ * With SCHEMA_BASE_DIR=<a checkout of an earlier commit> the flush is measured on both schemas
+ * (each its own database, that tree's migrations and writer) in one run, flushes alternating
+ * A, B, A, B, so that a busy machine slows both alike; the ratio is the figure.
+ *
+ * Run: node --import tsx bench/schema-cost.ts   Knobs: BENCH_DATABASE_URL, SCHEMA_STORED (100000), SCHEMA_COPY (50000), SCHEMA_BASE_DIR
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import copyStreams from 'pg-copy-streams';
 import { contentFingerprint, resolveWorkspaceSettings, sourceOfType, voteSlot, type FeedbackEvent } from '../packages/core/src/index.js';
-import { migrate } from '../packages/server/src/db/migrate.js';
+import { loadMigrations, migrate } from '../packages/server/src/db/migrate.js';
 import { openPostgres } from '../packages/server/src/db/postgres-client.js';
 import type { SqlClient, SqlExecutor } from '../packages/server/src/db/sql-client.js';
 import { writeFeedbackBatch, type FeedbackSubmission } from '../packages/server/src/ingest/feedback-writer.js';
@@ -148,4 +152,66 @@ export async function runSchemaCost(): Promise<void> {
   }
 }
 
-if (isMain(import.meta.url)) await runSchemaCost();
+type Writer = typeof writeFeedbackBatch;
+
+/** One side of the A/B: a fresh database migrated by a tree's migrations, written by its writer. */
+async function side(migrationsDir: string | undefined, write: Writer, runId: string) {
+  const fresh = await createFreshDatabase();
+  const db = await openPostgres(fresh.url);
+  await migrate(db, loadMigrations(migrationsDir));
+  const ws = `ws-${runId}`;
+  const responses: ResponseRef[] = Array.from({ length: RESPONSES }, (_, i) => ({ id: `r-${runId}-${i}`, answer: `the answer number ${i} says refunds take thirty days to process` }));
+  await db.query('INSERT INTO workspaces (id, name) VALUES ($1, $1)', [ws]);
+  await db.query(`INSERT INTO responses (workspace_id, id, query, answer, created_at) SELECT $1, id, 'q', a, now() - interval '1 minute' FROM unnest($2::text[], $3::text[]) AS x(id, a)`,
+    [ws, responses.map((r) => r.id), responses.map((r) => r.answer)]);
+  let g = 0;
+  return {
+    /** Writes the next `n` events in one flush; returns its milliseconds. */
+    async flush(n: number): Promise<number> {
+      const batch = submissions(ws, g, n, runId, responses);
+      g += n;
+      const t = performance.now();
+      await write(db, batch);
+      return performance.now() - t;
+    },
+    async close() {
+      await db.close();
+      await fresh.drop();
+    },
+  };
+}
+
+/** The A/B run: the base tree's schema and writer against this tree's, alternating. */
+export async function runSchemaAb(baseDir: string): Promise<void> {
+  const stored = envInt('SCHEMA_STORED', 100_000);
+  const base = (await import(`${baseDir}/packages/server/src/ingest/feedback-writer.ts`)) as { writeFeedbackBatch: Writer };
+  const runId = token(4);
+  const a = await side(`${baseDir}/packages/server/migrations`, base.writeFeedbackBatch, runId);
+  const b = await side(undefined, writeFeedbackBatch, runId);
+  try {
+    const seed = { a: 0, b: 0 };
+    for (let g = 0; g < stored; g += 1_000) {
+      seed.a += await a.flush(1_000);
+      seed.b += await b.flush(1_000);
+    }
+    console.log(`seeding ${int(stored)} events by 1,000-event flushes: base ${int(stored / (seed.a / 1000))} events/s, new ${int(stored / (seed.b / 1000))} events/s, ratio ${dec(seed.a / seed.b)}`);
+    for (const size of [1, 50, 1_000]) {
+      const rounds = size === 1 ? 400 : size === 50 ? 80 : 16;
+      const ta: number[] = [];
+      const tb: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        ta.push(await a.flush(size));
+        tb.push(await b.flush(size));
+      }
+      console.log(`flush of ${size}: base median ${dec(median(ta))} ms, new ${dec(median(tb))} ms, new/base ${dec(median(tb) / median(ta))} (${rounds} flushes each, alternating)`);
+    }
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
+if (isMain(import.meta.url)) {
+  if (process.env.SCHEMA_BASE_DIR) await runSchemaAb(process.env.SCHEMA_BASE_DIR);
+  else await runSchemaCost();
+}

@@ -232,7 +232,9 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
  *   `feedback_fingerprints`, which holds only the open windows; duplicates inside the batch were
  *   marked before, see {@link markBatchDuplicates}); each new counted event leaves its
  *   fingerprint there, to expire with its window;
- * - a vote outranked by the voter's stored current vote in its slot gets `superseded_by`;
+ * - a vote outranked by the voter's stored current vote in its slot gets `superseded_by` (the
+ *   lookup is fenced: a bare `max(c.id)` let the planner read the (workspace_id, id) index
+ *   backwards through a whole partition instead of probing the current-votes index);
  * - stored current votes a new vote outranks are marked replaced by it (a data-modifying CTE);
  *   a vote outranks another when it is verified and the other is not, or both are alike and it
  *   is newer (see {@link OUTRANKS}): an unverified (public-key) vote never replaces a verified one;
@@ -270,8 +272,8 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
                                       AND n.occurred_at + n.window_ms * interval '1 millisecond'
               LIMIT 1)) AS dup ${PROBE}) AS d
          CROSS JOIN LATERAL (
-           SELECT max(c.id) AS newer FROM feedback_events c
-            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot} AND ${OUTRANKS('c', 'n')}) AS v
+           SELECT max(c.id) AS newer FROM (SELECT c.id FROM feedback_events c
+            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot} AND ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS v
         ORDER BY n.ws, n.id
        RETURNING workspace_id, id, response_id, voter, vote_slot, occurred_at, received_at, content_hash, duplicate_of, superseded_by, verified),
      replaced AS (
