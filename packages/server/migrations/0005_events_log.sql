@@ -4,11 +4,13 @@
 -- maintaining indexes (COPY into a one-index copy of the table is 4x faster than into the table
 -- with its seven), and every index here was kept for all history. So:
 --
--- * Idempotency by event id moves to feedback_event_ids (workspace_id, id) -> received_at, a
---   narrow key table: a partitioned table can only have unique keys that contain the partition
+-- * Idempotency by event id moves to feedback_event_ids (workspace_id, id) -> (received_at, seq),
+--   a narrow key table: a partitioned table can only have unique keys that contain the partition
 --   key, and a global unique index over all history is what retention must not keep. Its rows
 --   are deleted with their month's partition (the id window = the retention of the log): a retry
---   of a stored id is answered `duplicate` for as long as its event is kept.
+--   of a stored id is answered `duplicate` for as long as its event is kept. It is also the way
+--   from an id to its event: (received_at, seq) names the partition and the row, so the log needs
+--   no index by id of its own.
 -- * Content-dedup fingerprints move to feedback_fingerprints, rows kept only until their dedup
 --   window has passed (expires_at; the sweep deletes the rest), instead of a partial index over
 --   every event ever stored.
@@ -16,11 +18,12 @@
 --   received_at, the partition key, never changes).
 --
 -- The indexes left on the log, each per partition (dropped with it), and the reads they serve:
---   feedback_events_id (workspace_id, id): every read of one event by its key: the pipeline's
---     claim (load-claimed.ts), a poison event moved aside (process-events.ts), the rollup's and
---     the rescore's join from signals to events, the writer's update of a replaced vote.
 --   feedback_events_workspace_seq (workspace_id, seq): GET /v1/feedback, newest first, and its
---     cursor; with `type`, `since`, `until` filters (few rows skipped: those are common values).
+--     cursor; with `type`, `since`, `until` filters (few rows skipped: those are common values);
+--     and every read of one event by its id, through feedback_event_ids (seq, and received_at to
+--     prune to one partition): the pipeline's claim (load-claimed.ts), a poison event moved aside
+--     (process-events.ts), the rollup's and the rescore's join from signals to events, the
+--     writer's update of a replaced vote.
 --   feedback_events_response (workspace_id, response_id, seq): GET /v1/feedback?responseId= and
 --     GET /v1/responses/:id (its feedback), the session summary's events of the session's
 --     responses.
@@ -74,7 +77,6 @@ ALTER SEQUENCE feedback_events_seq OWNED BY feedback_events.seq;
 -- moves them into their month's partition when it creates it.
 CREATE TABLE feedback_events_default PARTITION OF feedback_events DEFAULT;
 
-CREATE INDEX feedback_events_id ON feedback_events (workspace_id, id);
 CREATE INDEX feedback_events_workspace_seq ON feedback_events (workspace_id, seq);
 CREATE INDEX feedback_events_response ON feedback_events (workspace_id, response_id, seq);
 CREATE INDEX feedback_events_user ON feedback_events (workspace_id, user_id, seq) WHERE user_id IS NOT NULL;
@@ -124,15 +126,16 @@ SELECT seq, workspace_id, id, response_id, type, source, user_id, session_id, ta
   FROM feedback_events_v4;
 SELECT setval('feedback_events_seq', COALESCE((SELECT max(seq) FROM feedback_events_v4), 0) + 1, false);
 
--- The id key of every stored event. received_at tells which partition holds it, and which ids
--- go when that partition is dropped.
+-- The id key of every stored event. received_at tells which partition holds it (and which ids go
+-- when that partition is dropped), seq which row.
 CREATE TABLE feedback_event_ids (
   workspace_id text NOT NULL,
   id text NOT NULL,
   received_at timestamptz NOT NULL,
+  seq bigint NOT NULL,
   PRIMARY KEY (workspace_id, id)
 );
-INSERT INTO feedback_event_ids (workspace_id, id, received_at) SELECT workspace_id, id, received_at FROM feedback_events_v4;
+INSERT INTO feedback_event_ids (workspace_id, id, received_at, seq) SELECT workspace_id, id, received_at, seq FROM feedback_events_v4;
 
 -- Fingerprints of the counted-content events (not themselves duplicates) whose dedup window may
 -- still be open: a new event with the same fingerprint and an occurred_at within the window of

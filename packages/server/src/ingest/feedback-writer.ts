@@ -225,9 +225,9 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
  * Inserts the candidates in one statement and returns the keys stored, each with whether it
  * is a content duplicate. All of this happens inside the INSERT, so a flush costs one round trip
  * (plus the lock and the commit):
- * - each id is claimed in the key table `feedback_event_ids` (ON CONFLICT DO NOTHING): an id
- *   stored before is a retry, and its event is not written again (the log itself has no unique
- *   key: see migration 0005);
+ * - each id is claimed in the key table `feedback_event_ids` (ON CONFLICT DO NOTHING) with the
+ *   event's seq: an id stored before is a retry, and its event is not written again (the log
+ *   itself has no unique key, nor an index by id: see migration 0005);
  * - a content duplicate of a stored event inside its window gets `duplicate_of` (a probe of
  *   `feedback_fingerprints`, which holds only the open windows; duplicates inside the batch were
  *   marked before, see {@link markBatchDuplicates}); each new counted event leaves its
@@ -252,14 +252,14 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
   const stored = await tx.query<{ ws: string; id: string; duplicate: boolean }>(
     `WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS})),
      ids AS (
-       INSERT INTO feedback_event_ids (workspace_id, id, received_at)
-       SELECT n.ws, n.id, n.received_at FROM n ORDER BY n.ws, n.id
+       INSERT INTO feedback_event_ids (workspace_id, id, received_at, seq)
+       SELECT n.ws, n.id, n.received_at, nextval('feedback_events_seq') FROM n ORDER BY n.ws, n.id
        ON CONFLICT (workspace_id, id) DO NOTHING
-       RETURNING workspace_id, id),
+       RETURNING workspace_id, id, seq),
      ins AS (
-       INSERT INTO feedback_events (workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
+       INSERT INTO feedback_events (seq, workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
                                     edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by, verified)
-       SELECT n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
+       SELECT ids.seq, n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
               n.edit_distance, n.occurred_at, n.received_at, n.content_hash, n.voter, n.vote_slot, d.dup,
               COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END), n.verified
          FROM n
@@ -278,12 +278,12 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
        RETURNING workspace_id, id, response_id, voter, vote_slot, occurred_at, received_at, content_hash, duplicate_of, superseded_by, verified),
      replaced AS (
        UPDATE feedback_events AS f SET superseded_by = older.by
-         FROM (SELECT c.ws, c.id, c.received_at, n.id AS by
+         FROM (SELECT c.ws, c.seq, c.received_at, n.id AS by
                  FROM (SELECT workspace_id AS ws, id, response_id, voter, vote_slot, occurred_at, verified FROM ins
                         WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL) AS n
-                 CROSS JOIN LATERAL (SELECT c.workspace_id AS ws, c.id, c.received_at FROM feedback_events AS c
+                 CROSS JOIN LATERAL (SELECT c.workspace_id AS ws, c.seq, c.received_at FROM feedback_events AS c
                                       WHERE ${sameSlot} AND NOT ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS older
-        WHERE f.workspace_id = older.ws AND f.id = older.id AND f.received_at = older.received_at
+        WHERE f.workspace_id = older.ws AND f.seq = older.seq AND f.received_at = older.received_at
        RETURNING f.id),
      fingerprints AS (
        INSERT INTO feedback_fingerprints (workspace_id, content_hash, occurred_at, event_id, expires_at)
