@@ -16,6 +16,7 @@
 --   every event ever stored.
 -- * The only update the log takes is superseded_by on a replaced vote (a mark, never a move:
 --   received_at, the partition key, never changes).
+-- * Current votes: feedback_current_votes (below).
 --
 -- The indexes left on the log, each per partition (dropped with it), and the reads they serve:
 --   feedback_events_workspace_seq (workspace_id, seq): GET /v1/feedback, newest first, and its
@@ -30,9 +31,9 @@
 --   feedback_events_user (workspace_id, user_id, seq), partial: GET /v1/feedback?userId=.
 --   feedback_events_session (workspace_id, session_id, seq), partial: GET /v1/feedback?sessionId=
 --     and the session summary (GET /api/v1/feedback/summary).
---   feedback_events_current_votes (workspace_id, response_id, voter, vote_slot), partial on the
---     current votes only: the writer's lookup of a voter's current vote in a slot (replace or be
---     replaced). It names its read; once a vote is replaced it leaves the index.
+-- The writer's lookup of a voter's current vote in a slot (replace it, or be replaced by it) is
+-- served by feedback_current_votes, one row a voter and slot, not by an index on the log: a
+-- lookup that spans all history would probe (and be planned over) every partition.
 -- The pipeline keeps its outbox (pipeline_pending): the profile shows its insert at 6 % of the
 -- flush's INSERT, so consuming the log by sequence is not worth its watermark.
 
@@ -81,8 +82,6 @@ CREATE INDEX feedback_events_workspace_seq ON feedback_events (workspace_id, seq
 CREATE INDEX feedback_events_response ON feedback_events (workspace_id, response_id, seq);
 CREATE INDEX feedback_events_user ON feedback_events (workspace_id, user_id, seq) WHERE user_id IS NOT NULL;
 CREATE INDEX feedback_events_session ON feedback_events (workspace_id, session_id, seq) WHERE session_id IS NOT NULL;
-CREATE INDEX feedback_events_current_votes ON feedback_events (workspace_id, response_id, voter, vote_slot)
-  WHERE vote_slot IS NOT NULL AND superseded_by IS NULL AND duplicate_of IS NULL;
 
 -- Creates the monthly partition (UTC months) of each month from `first` on, `months` of them,
 -- that does not exist yet; rows of such a month already in the default partition move into it.
@@ -156,5 +155,27 @@ SELECT e.workspace_id, e.content_hash, e.occurred_at, e.id,
        e.received_at + COALESCE((w.settings->>'dedupWindowSeconds')::float8, 10) * interval '1 second'
   FROM feedback_events_v4 e JOIN workspaces w ON w.id = e.workspace_id
  WHERE e.content_hash IS NOT NULL AND e.duplicate_of IS NULL AND e.received_at > now() - interval '1 day';
+
+-- Each voter's current vote per response and slot (what the log's votes not replaced and not
+-- duplicates are), with what ranks it (verified, occurred_at) and where its row is (seq,
+-- received_at). When retention drops a month, the current votes stored in it go with it.
+CREATE TABLE feedback_current_votes (
+  workspace_id text NOT NULL,
+  response_id text NOT NULL,
+  voter text NOT NULL,
+  vote_slot text NOT NULL,
+  event_id text NOT NULL,
+  occurred_at timestamptz NOT NULL,
+  verified boolean NOT NULL,
+  received_at timestamptz NOT NULL,
+  seq bigint NOT NULL,
+  PRIMARY KEY (workspace_id, response_id, voter, vote_slot)
+);
+INSERT INTO feedback_current_votes (workspace_id, response_id, voter, vote_slot, event_id, occurred_at, verified, received_at, seq)
+SELECT DISTINCT ON (workspace_id, response_id, voter, vote_slot)
+       workspace_id, response_id, voter, vote_slot, id, occurred_at, verified, received_at, seq
+  FROM feedback_events_v4
+ WHERE vote_slot IS NOT NULL AND voter IS NOT NULL AND superseded_by IS NULL AND duplicate_of IS NULL
+ ORDER BY workspace_id, response_id, voter, vote_slot, verified DESC, occurred_at DESC, seq DESC;
 
 DROP TABLE feedback_events_v4;

@@ -29,6 +29,7 @@ for (const backend of BACKENDS) {
       expect(tables.map((t) => t.table_name)).toEqual([
         'api_keys',
         'document_effectiveness',
+        'feedback_current_votes',
         'feedback_event_ids',
         'feedback_events',
         'feedback_fingerprints',
