@@ -23,12 +23,16 @@ for (const backend of BACKENDS) {
       expect(again.applied).toEqual([]);
       expect(again.current).toBe(Math.max(...loadMigrations().map((m) => m.version)));
       const tables = await db.query<{ table_name: string }>(
-        `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`,
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()
+            AND table_name NOT IN (SELECT relname FROM pg_class WHERE relispartition) ORDER BY table_name`,
       );
       expect(tables.map((t) => t.table_name)).toEqual([
         'api_keys',
         'document_effectiveness',
+        'feedback_current_votes',
+        'feedback_event_ids',
         'feedback_events',
+        'feedback_fingerprints',
         'feedback_metrics_daily',
         'feedback_signals',
         'feedloop_migrations',

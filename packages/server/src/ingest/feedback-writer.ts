@@ -223,12 +223,20 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
 
 /**
  * Inserts the candidates in one statement and returns the keys stored, each with whether it
- * is a content duplicate. Three things happen inside the INSERT, so a flush costs one round trip
+ * is a content duplicate. All of this happens inside the INSERT, so a flush costs one round trip
  * (plus the lock and the commit):
- * - a content duplicate of a stored event inside its window gets `duplicate_of` (an index probe
- *   per row; duplicates inside the batch were marked before, see {@link markBatchDuplicates});
- * - a vote outranked by the voter's stored current vote in its slot gets `superseded_by`;
- * - stored current votes a new vote outranks are marked replaced by it (a data-modifying CTE);
+ * - each id is claimed in the key table `feedback_event_ids` (ON CONFLICT DO NOTHING) with the
+ *   event's seq: an id stored before is a retry, and its event is not written again (the log
+ *   itself has no unique key, nor an index by id: see migration 0005);
+ * - a content duplicate of a stored event inside its window gets `duplicate_of` (a probe of
+ *   `feedback_fingerprints`, which holds only the open windows; duplicates inside the batch were
+ *   marked before, see {@link markBatchDuplicates}); each new counted event leaves its
+ *   fingerprint there, to expire with its window;
+ * - a vote outranked by the voter's current vote in its slot gets `superseded_by`; current votes
+ *   live in `feedback_current_votes`, one row a voter and slot, so the lookup touches one narrow
+ *   table, not every partition of the log;
+ * - a current vote a new vote outranks is marked replaced by it in the log (a data-modifying CTE,
+ *   to its row by seq and received_at), and the new vote takes its place as current;
  *   a vote outranks another when it is verified and the other is not, or both are alike and it
  *   is newer (see {@link OUTRANKS}): an unverified (public-key) vote never replaces a verified one;
  * - each new event is put in the pipeline's outbox (`pipeline_pending`), so the pipeline finds it
@@ -240,40 +248,59 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
   markBatchDuplicates(rows);
   markVotesInBatch(rows);
   rows.sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
-  const sameSlot = `c.workspace_id = n.ws AND c.response_id = n.response_id AND c.voter = n.voter AND c.vote_slot = n.vote_slot
-                    AND c.superseded_by IS NULL AND c.duplicate_of IS NULL AND c.id <> n.id`;
+  // c: a row of feedback_current_votes (the current vote of its voter and slot); n: a new event.
+  const sameSlot = (ws: string): string =>
+    `c.workspace_id = n.${ws} AND c.response_id = n.response_id AND c.voter = n.voter AND c.vote_slot = n.vote_slot AND c.event_id <> n.id`;
   const stored = await tx.query<{ ws: string; id: string; duplicate: boolean }>(
     `WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS})),
+     ids AS (
+       INSERT INTO feedback_event_ids (workspace_id, id, received_at, seq)
+       SELECT n.ws, n.id, n.received_at, nextval('feedback_events_seq') FROM n ORDER BY n.ws, n.id
+       ON CONFLICT (workspace_id, id) DO NOTHING
+       RETURNING workspace_id, id, seq),
      ins AS (
-       INSERT INTO feedback_events (workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
+       INSERT INTO feedback_events (seq, workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
                                     edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by, verified)
-       SELECT n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
+       SELECT ids.seq, n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
               n.edit_distance, n.occurred_at, n.received_at, n.content_hash, n.voter, n.vote_slot, d.dup,
               COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END), n.verified
          FROM n
+         JOIN ids ON ids.workspace_id = n.ws AND ids.id = n.id
          CROSS JOIN LATERAL (
            SELECT COALESCE(n.duplicate_of, (
-             SELECT f.id FROM feedback_events f
-              WHERE n.content_hash IS NOT NULL AND f.workspace_id = n.ws AND f.content_hash = n.content_hash
-                AND f.duplicate_of IS NULL AND f.id <> n.id
+             SELECT f.event_id FROM feedback_fingerprints f
+              WHERE n.content_hash IS NOT NULL AND f.workspace_id = n.ws AND f.content_hash = n.content_hash AND f.event_id <> n.id
                 AND f.occurred_at BETWEEN n.occurred_at - n.window_ms * interval '1 millisecond'
                                       AND n.occurred_at + n.window_ms * interval '1 millisecond'
               LIMIT 1)) AS dup ${PROBE}) AS d
          CROSS JOIN LATERAL (
-           SELECT max(c.id) AS newer FROM feedback_events c
-            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot} AND ${OUTRANKS('c', 'n')}) AS v
+           SELECT max(c.event_id) AS newer FROM (SELECT c.event_id FROM feedback_current_votes c
+            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot('ws')} AND ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS v
         ORDER BY n.ws, n.id
-       ON CONFLICT (workspace_id, id) DO NOTHING
-       RETURNING workspace_id, id, response_id, voter, vote_slot, occurred_at, duplicate_of, superseded_by, verified),
+       RETURNING seq, workspace_id, id, response_id, voter, vote_slot, occurred_at, received_at, content_hash, duplicate_of, superseded_by, verified),
+     current AS (SELECT * FROM ins WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL),
      replaced AS (
        UPDATE feedback_events AS f SET superseded_by = older.by
-         FROM (SELECT c.ws, c.id, n.id AS by
-                 FROM (SELECT workspace_id AS ws, id, response_id, voter, vote_slot, occurred_at, verified FROM ins
-                        WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL) AS n
-                 CROSS JOIN LATERAL (SELECT c.workspace_id AS ws, c.id FROM feedback_events AS c
-                                      WHERE ${sameSlot} AND NOT ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS older
-        WHERE f.workspace_id = older.ws AND f.id = older.id
+         FROM (SELECT c.workspace_id AS ws, c.seq, c.received_at, n.id AS by
+                 FROM current AS n
+                 CROSS JOIN LATERAL (SELECT c.workspace_id, c.seq, c.received_at FROM feedback_current_votes AS c
+                                      WHERE ${sameSlot('workspace_id')} AND NOT ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS older
+        WHERE f.workspace_id = older.ws AND f.seq = older.seq AND f.received_at = older.received_at
        RETURNING f.id),
+     votes AS (
+       INSERT INTO feedback_current_votes AS c (workspace_id, response_id, voter, vote_slot, event_id, occurred_at, verified, received_at, seq)
+       SELECT workspace_id, response_id, voter, vote_slot, id, occurred_at, verified, received_at, seq FROM current
+        ORDER BY workspace_id, response_id, voter, vote_slot
+       ON CONFLICT (workspace_id, response_id, voter, vote_slot) DO UPDATE
+          SET event_id = excluded.event_id, occurred_at = excluded.occurred_at, verified = excluded.verified,
+              received_at = excluded.received_at, seq = excluded.seq
+       RETURNING 1),
+     fingerprints AS (
+       INSERT INTO feedback_fingerprints (workspace_id, content_hash, occurred_at, event_id, expires_at)
+       SELECT i.workspace_id, i.content_hash, i.occurred_at, i.id, i.received_at + n.window_ms * interval '1 millisecond'
+         FROM ins i JOIN n ON n.ws = i.workspace_id AND n.id = i.id
+        WHERE i.content_hash IS NOT NULL AND i.duplicate_of IS NULL
+       RETURNING 1),
      pending AS (INSERT INTO pipeline_pending (workspace_id, event_id) SELECT workspace_id, id FROM ins RETURNING 1)
      SELECT workspace_id AS ws, id, duplicate_of IS NOT NULL AS duplicate FROM ins`,
     [JSON.stringify(rows)],

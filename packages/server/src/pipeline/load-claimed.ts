@@ -2,7 +2,8 @@
  * Claims events from the outbox and loads them with their responses and workspace settings, in
  * one statement. Claiming deletes the events' `pipeline_pending` rows with SKIP LOCKED: two
  * workers (or a job and the sweep) never process the same event, and a rolled-back transaction
- * puts the rows back.
+ * puts the rows back. An event is found by its id through `feedback_event_ids`, whose seq and
+ * received_at lead to its row in one partition of the log.
  */
 import {
   resolveWorkspaceSettings,
@@ -84,7 +85,9 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
             r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
             r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, w.settings
        FROM claimed c
-       CROSS JOIN LATERAL (SELECT * FROM feedback_events e WHERE e.workspace_id = c.workspace_id AND e.id = c.event_id ${PROBE}) AS e
+       CROSS JOIN LATERAL (SELECT e.* FROM feedback_event_ids k
+                             JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+                            WHERE k.workspace_id = c.workspace_id AND k.id = c.event_id ${PROBE}) AS e
        LEFT JOIN LATERAL (SELECT * FROM responses r WHERE r.workspace_id = e.workspace_id AND r.id = e.response_id ${PROBE}) AS r ON true
        JOIN workspaces w ON w.id = e.workspace_id
       ORDER BY e.seq`,

@@ -9,6 +9,7 @@ import type { StreamSink } from '../emit/stream-sink.js';
 import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import { applyEffects } from './effects.js';
+import { upkeepEventLog } from './event-log-upkeep.js';
 import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { markEventFailed, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
@@ -25,7 +26,7 @@ const RESCORE_JOB_ID = 'rescore-pending';
 /** How long a rescore waits for more batches to coalesce with. */
 const RESCORE_DELAY_MS = 500;
 /** Tables whose rows are short-lived (outboxes and dirty marks). */
-const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty'];
+const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty', 'feedback_fingerprints'];
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
@@ -169,7 +170,8 @@ export class Pipeline {
 
   /**
    * The outbox sweep (the `sweep` job): re-enqueues events the queue lost, applies effects left
-   * behind, sends webhook deliveries that are due (retries), and on PGlite vacuums the outboxes.
+   * behind, sends webhook deliveries that are due (retries), keeps the event log's partitions
+   * ready and its fingerprints to their windows, and on PGlite vacuums the outboxes.
    */
   async sweep(): Promise<{ requeued: number; effects: number; deliveries: number }> {
     const { db, config } = this.deps;
@@ -177,6 +179,7 @@ export class Pipeline {
     await this.addProcessJobs(stale);
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
     const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT, allowPrivate: config.webhookAllowPrivate });
+    await upkeepEventLog(db);
     // PGlite runs no autovacuum: the outbox tables, whose every row is deleted soon after it is
     // written, would keep their dead rows forever and the sweep's scan would slow with them.
     if (db.dialect === 'pglite') await db.exec(`VACUUM ${CHURNING_TABLES.join(', ')}`);

@@ -142,7 +142,9 @@ export async function markEventFailed(db: SqlClient, [workspaceId, eventId]: Eve
       `WITH claimed AS (DELETE FROM pipeline_pending WHERE workspace_id = $1 AND event_id = $2 RETURNING workspace_id, event_id)
        INSERT INTO feedback_signals (workspace_id, event_id, response_id, user_id, session_id, type, status, error, occurred_at)
        SELECT e.workspace_id, e.id, e.response_id, e.user_id, e.session_id, e.type, 'failed', $3, e.occurred_at
-         FROM claimed c JOIN feedback_events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id
+         FROM claimed c
+         JOIN feedback_event_ids k ON k.workspace_id = c.workspace_id AND k.id = c.event_id
+         JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
        ON CONFLICT DO NOTHING RETURNING event_id`,
       [workspaceId, eventId, error.slice(0, MAX_ERROR_LENGTH)],
     );

@@ -59,7 +59,9 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
            JOIN workspaces w ON w.id = c.workspace_id
            LEFT JOIN LATERAL (
              SELECT s.*, e.edit_distance FROM feedback_signals s
-               JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id AND e.superseded_by IS NULL
+               JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
+               JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+                                     AND e.superseded_by IS NULL
               WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true`,
         [JSON.stringify(marks)],
       );

@@ -73,7 +73,8 @@ export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: strin
             s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id,
             r.agent, r.model, r.query_type, r.experiment_id, r.variant
        FROM feedback_signals s
-       JOIN feedback_events e ON e.workspace_id = s.workspace_id AND e.id = s.event_id
+       JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
+       JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
        JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
       WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL
         AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
