@@ -2,8 +2,8 @@
  * Benchmark: batched ingest. A few keep-alive HTTP clients send `POST /v1/feedback/batch` with
  * 1,000 events each to a feedloop server (child process, fresh Postgres database) for ~10 s;
  * the figure is accepted events per second. Baseline, same run: a raw
- * `COPY feedback_events (…) FROM STDIN` of as many equivalent rows into the same table (a scratch
- * workspace with its own responses), and (issue 8) a `COPY` of the same events into a minimal table
+ * `COPY` of as many equivalent rows into every table the writer fills (the log, its id keys, open
+ * fingerprints, current votes, the outbox; a scratch workspace with its own responses), and (issue 8) a `COPY` of the same events into a minimal table
  * (bench/minimal-table.ts: id + JSON body, one index).
  *
  * Run: npm run build && node --import tsx bench/ingest-batch.bench.ts
@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import type pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import {
   contentFingerprint,
@@ -146,55 +147,88 @@ function copyField(v: string | number | null | undefined): string {
   return /[\\\t\n\r]/.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
 }
 
-/** The row the writer would store for an event, in COPY text form (derived columns computed the same way). */
-function copyRow(ws: string, e: WireEvent, answer: string, receivedAt: string): string {
+/** The derived columns the writer computes for an event (the same way, with the same functions). */
+function derived(e: WireEvent, answer: string, receivedAt: string) {
   const event = e as unknown as FeedbackEvent;
   const fingerprint = contentFingerprint(event);
   const slot = voteSlot(event);
   const p = e.payload as { corrected?: string; original?: string };
-  const editDistance = e.type === 'correction' && p.corrected !== undefined ? editDistancePercent(p.original ?? answer, p.corrected) : null;
-  return [
-    ws,
-    e.id,
-    e.responseId,
-    e.type,
-    sourceOfType(event.type),
-    (e.userId as string | undefined) ?? null,
-    (e.sessionId as string | undefined) ?? null,
-    null,
-    JSON.stringify(e.payload),
-    e.metadata === undefined ? null : JSON.stringify(e.metadata),
-    editDistance,
-    (e.occurredAt as string | undefined) ?? receivedAt,
-    receivedAt,
-    fingerprint === undefined ? null : createHash('sha1').update(fingerprint).digest('base64url'),
-    slot === undefined ? null : ((e.userId as string | undefined) ?? `session:${(e.sessionId as string | undefined) ?? ''}`),
-    slot ?? null,
-    null,
-    null,
-  ]
-    .map(copyField)
-    .join('\t');
+  return {
+    occurredAt: (e.occurredAt as string | undefined) ?? receivedAt,
+    editDistance: e.type === 'correction' && p.corrected !== undefined ? editDistancePercent(p.original ?? answer, p.corrected) : null,
+    contentHash: fingerprint === undefined ? null : createHash('sha1').update(fingerprint).digest('base64url'),
+    voter: slot === undefined ? null : ((e.userId as string | undefined) ?? `session:${(e.sessionId as string | undefined) ?? ''}`),
+    slot: slot ?? null,
+  };
+}
+
+const line = (fields: Array<string | number | boolean | null | undefined>): string => fields.map((f) => copyField(typeof f === 'boolean' ? String(f) : f)).join('\t');
+
+/**
+ * The rows the writer stores for one event, in COPY text form, per table: the log row, its id
+ * key, its dedup fingerprint (while its window is open), its current vote and its outbox row.
+ */
+function copyRows(ws: string, e: WireEvent, seq: number, answer: string, receivedAt: string): Record<CopyTable, string | undefined> {
+  const d = derived(e, answer, receivedAt);
+  const expiresAt = new Date(Date.parse(receivedAt) + 10_000).toISOString();
+  const userId = (e.userId as string | undefined) ?? null;
+  return {
+    events: line([seq, ws, e.id, e.responseId, e.type, sourceOfType((e as unknown as FeedbackEvent).type), userId,
+      (e.sessionId as string | undefined) ?? null, null, JSON.stringify(e.payload), e.metadata === undefined ? null : JSON.stringify(e.metadata),
+      d.editDistance, d.occurredAt, receivedAt, d.contentHash, d.voter, d.slot, null, null]),
+    ids: line([ws, e.id, receivedAt, seq]),
+    fingerprints: d.contentHash === null ? undefined : line([ws, d.contentHash, d.occurredAt, e.id, expiresAt]),
+    votes: d.slot === null || d.voter === null ? undefined : line([ws, e.responseId, d.voter, d.slot, e.id, d.occurredAt, true, receivedAt, seq]),
+    pending: line([ws, e.id]),
+  };
+}
+
+type CopyTable = 'events' | 'ids' | 'fingerprints' | 'votes' | 'pending';
+
+/** The COPY statement of each table the writer fills for an event. */
+const COPY_INTO: Record<CopyTable, string> = {
+  events: `COPY feedback_events (seq, ${COPY_COLUMNS}) FROM STDIN`,
+  ids: 'COPY feedback_event_ids (workspace_id, id, received_at, seq) FROM STDIN',
+  fingerprints: 'COPY feedback_fingerprints (workspace_id, content_hash, occurred_at, event_id, expires_at) FROM STDIN',
+  votes: 'COPY feedback_current_votes (workspace_id, response_id, voter, vote_slot, event_id, occurred_at, verified, received_at, seq) FROM STDIN',
+  pending: 'COPY pipeline_pending (workspace_id, event_id) FROM STDIN',
+};
+
+/** Streams prepared COPY text through one statement; resolves when the server has it all. */
+async function copyChunks(client: pg.Client, statement: string, chunks: Buffer[]): Promise<void> {
+  const stream = client.query(copyStreams.from(statement));
+  const done = new Promise<void>((resolveDone, reject) => {
+    stream.on('finish', resolveDone);
+    stream.on('error', reject);
+  });
+  for (const chunk of chunks) if (!stream.write(chunk)) await once(stream, 'drain');
+  stream.end();
+  await done;
 }
 
 /**
- * Raw COPY of `rows` equivalent events into feedback_events, in a scratch workspace with its own
- * responses; the rows are prepared before the clock starts. Returns rows per second.
+ * Raw COPY of `rows` equivalent events into every table the writer fills (the log, the id key
+ * table, the open fingerprints, the current votes and the outbox), in a scratch workspace with
+ * its own responses, one COPY a table in one transaction; the rows are prepared before the clock
+ * starts. This is what this Postgres takes for these rows with this schema and its indexes at all.
  */
 async function copyBaseline(databaseUrl: string, runId: string, rows: number): Promise<{ rowsPerS: number; ms: number; copied: number }> {
   const ws = `ws-copy-${runId}`;
   const responses: ResponseRef[] = Array.from({ length: RESPONSES }, (_, i) => ({ id: `resp-copy-${runId}-${i}`, answer: `answer ${i}` }));
   const now = new Date().toISOString();
-  const chunks: Buffer[] = [];
-  for (let at = 0; at < rows; at += EVENTS_PER_REQUEST) {
-    const lines: string[] = [];
-    for (let g = at; g < Math.min(rows, at + EVENTS_PER_REQUEST); g++) {
-      const e = makeEvent(g, runId, responses, now);
-      lines.push(copyRow(ws, e, responses[Number(e.responseId.slice(e.responseId.lastIndexOf('-') + 1))]?.answer ?? '', now));
-    }
-    chunks.push(Buffer.from(`${lines.join('\n')}\n`));
-  }
+  const lines: Record<CopyTable, string[]> = { events: [], ids: [], fingerprints: [], votes: [], pending: [] };
   return withClient(databaseUrl, async (client) => {
+    // Sequence values taken before the clock, as the writer's nextval is part of its INSERT.
+    const [first] = (await client.query<{ n: string }>(`SELECT setval('feedback_events_seq', nextval('feedback_events_seq') + $1) - $1 AS n`, [rows])).rows;
+    for (let g = 0; g < rows; g++) {
+      const e = makeEvent(g, runId, responses, now);
+      const answer = responses[Number(e.responseId.slice(e.responseId.lastIndexOf('-') + 1))]?.answer ?? '';
+      const r = copyRows(ws, e, Number(first?.n ?? 0) + g, answer, now);
+      for (const table of Object.keys(lines) as CopyTable[]) if (r[table] !== undefined) lines[table].push(r[table]);
+    }
+    const chunks = Object.fromEntries(
+      (Object.keys(lines) as CopyTable[]).map((table) => [table, [Buffer.from(lines[table].length ? `${lines[table].join('\n')}\n` : '')]]),
+    ) as Record<CopyTable, Buffer[]>;
     await client.query(`INSERT INTO workspaces (id, name) VALUES ($1, $2)`, [ws, `bench-copy-${runId}`]);
     await client.query(
       `INSERT INTO responses (workspace_id, id, query, answer, created_at)
@@ -202,16 +236,11 @@ async function copyBaseline(databaseUrl: string, runId: string, rows: number): P
       [ws, responses.map((r) => r.id), responses.map((r) => r.answer)],
     );
     const t0 = performance.now();
-    const stream = client.query(copyStreams.from(`COPY feedback_events (${COPY_COLUMNS}) FROM STDIN`));
-    const done = new Promise<void>((resolveDone, reject) => {
-      stream.on('finish', resolveDone);
-      stream.on('error', reject);
-    });
-    for (const chunk of chunks) if (!stream.write(chunk)) await once(stream, 'drain');
-    stream.end();
-    await done;
+    await client.query('BEGIN');
+    for (const table of Object.keys(COPY_INTO) as CopyTable[]) await copyChunks(client, COPY_INTO[table], chunks[table]);
+    await client.query('COMMIT');
     const ms = performance.now() - t0;
-    const [count] = (await client.query<{ n: string }>('SELECT count(*) AS n FROM feedback_events WHERE workspace_id = $1', [ws])).rows;
+    const [count] = (await client.query<{ n: string }>('SELECT count(*) AS n FROM feedback_event_ids WHERE workspace_id = $1', [ws])).rows;
     return { rowsPerS: rows / (ms / 1000), ms, copied: Number(count?.n ?? 0) };
   });
 }
@@ -236,14 +265,7 @@ async function copyMinimalBaseline(databaseUrl: string, runId: string, rows: num
   return withClient(databaseUrl, async (client) => {
     await client.query(MINIMAL_TABLE_DDL);
     const t0 = performance.now();
-    const stream = client.query(copyStreams.from(MINIMAL_COPY));
-    const done = new Promise<void>((resolveDone, reject) => {
-      stream.on('finish', resolveDone);
-      stream.on('error', reject);
-    });
-    for (const chunk of chunks) if (!stream.write(chunk)) await once(stream, 'drain');
-    stream.end();
-    await done;
+    await copyChunks(client, MINIMAL_COPY, chunks);
     const ms = performance.now() - t0;
     const [count] = (await client.query<{ n: string }>('SELECT count(*) AS n FROM minimal_events')).rows;
     return { rowsPerS: rows / (ms / 1000), ms, copied: Number(count?.n ?? 0) };
