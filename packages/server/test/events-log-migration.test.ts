@@ -7,15 +7,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { contentFingerprint, voteSlot, type FeedbackEvent } from '@feedloop/core';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite-client.js';
-import { openPostgres } from '../src/db/postgres-client.js';
 import type { SqlClient } from '../src/db/sql-client.js';
 import { upkeepEventLog } from '../src/pipeline/event-log-upkeep.js';
 import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
-import { POSTGRES_URL, BACKENDS, startTestApp, type TestApp, type TestDatabase } from './harness.js';
+import { BACKENDS, openPostgresSchema, startTestApp, type TestApp, type TestDatabase } from './harness.js';
 
 const LAST_BEFORE = 4;
 
@@ -32,23 +30,7 @@ async function openPrevious(name: 'pglite' | 'postgres'): Promise<TestDatabase> 
     await migrate(db, previous);
     return { db, close: () => db.close().catch(() => undefined) };
   }
-  const schema = `fl_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const db: SqlClient = await openPostgres(POSTGRES_URL, { schema, max: 4 });
-  await migrate(db, previous);
-  return {
-    db,
-    async close() {
-      await db.close().catch(() => undefined);
-      const c = new pg.Client({ connectionString: POSTGRES_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
+  return openPostgresSchema(previous);
 }
 
 const ALL_COLUMNS = `seq, workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata, edit_distance,

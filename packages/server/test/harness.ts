@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.js';
-import { migrate } from '../src/db/migrate.js';
+import { migrate, type Migration } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite-client.js';
 import { openPostgres } from '../src/db/postgres-client.js';
 import type { SqlClient } from '../src/db/sql-client.js';
@@ -89,15 +89,18 @@ export interface Backend {
   open(): Promise<TestDatabase>;
 }
 
-/** A fresh, migrated Postgres schema named for this suite. */
-async function openPostgresSchema(): Promise<TestDatabase> {
+/**
+ * A fresh Postgres schema named for this suite, migrated with `migrations` (default all of them;
+ * an upgrade test passes the older ones).
+ */
+export async function openPostgresSchema(migrations?: Migration[]): Promise<TestDatabase> {
   const schema = `fl_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
   const db = await openPostgres(POSTGRES_URL, { schema, max: 8 });
-  await migrate(db);
+  await migrate(db, migrations);
   return {
     db,
     async close() {
