@@ -27,7 +27,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeCpu, sampleCpu } from './bench-measure.js';
 import {
-  createFreshDatabase,
   dec,
   envInt,
   int,
@@ -39,8 +38,8 @@ import {
   token,
   type BenchResult,
   type ChildServer,
-  type FreshDatabase,
 } from './bench-server.js';
+import { createFreshDatabase, type FreshDatabase } from './bench-database.js';
 import { registerResponses, type ResponseRef } from './bench-workload.js';
 
 const THUMBS_CONNECTIONS = 4;

@@ -30,8 +30,6 @@ import {
   sampleCpu,
 } from './bench-measure.js';
 import {
-  analyzeIfAsked,
-  createFreshDatabase,
   dec,
   int,
   isMain,
@@ -39,12 +37,12 @@ import {
   post,
   sleep,
   token,
-  withClient,
   type BenchResult,
   type ChildServer,
   startFeedloop,
   envInt,
 } from './bench-server.js';
+import { analyzeIfAsked, createFreshDatabase, withClient } from './bench-database.js';
 import {
   makeEvent,
   registerResponses,

@@ -14,7 +14,6 @@
 import { counterValue, fetchMetrics } from './bench-measure.js';
 import { describeRssGrowth, readRss, sampleRss, soakMs, SOAK_SAMPLE_MS } from './bench-memory.js';
 import {
-  createFreshDatabase,
   dec,
   envInt,
   int,
@@ -25,10 +24,10 @@ import {
   startMinimalDurable,
   startTrivial,
   token,
-  withClient,
   type BenchResult,
   type ChildServer,
 } from './bench-server.js';
+import { createFreshDatabase, withClient } from './bench-database.js';
 import { registerResponses } from './bench-workload.js';
 import { describeLoad, eventTemplates, loadGenerator, runLoad, type LoadFigures, type LoadOptions } from './load-generator.js';
 

@@ -19,8 +19,6 @@ import {
   sampleCpu,
 } from './bench-measure.js';
 import {
-  analyzeIfAsked,
-  createFreshDatabase,
   dec,
   int,
   isMain,
@@ -28,11 +26,11 @@ import {
   startFeedloop,
   startTrivial,
   token,
-  withClient,
   type BenchResult,
   type ChildServer,
   envInt,
 } from './bench-server.js';
+import { analyzeIfAsked, createFreshDatabase, withClient } from './bench-database.js';
 import {
   makeEvent,
   registerResponses,

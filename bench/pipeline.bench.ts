@@ -24,7 +24,19 @@ import type { SqlClient } from '../packages/server/src/db/sql-client.js';
 import type { AuthContext } from '../packages/server/src/store/auth-context.js';
 import { createServices } from '../packages/server/src/server.js';
 import { createWorkspace } from '../packages/server/src/store/workspaces.js';
-import { BENCH_REDIS_URL as REDIS_URL, createFreshDatabase, dec, deleteRedisPrefix, envInt, int, isMain, sleep, startFeedloopWorker, token, type BenchResult } from './bench-server.js';
+import {
+  BENCH_REDIS_URL as REDIS_URL,
+  dec,
+  deleteRedisPrefix,
+  envInt,
+  int,
+  isMain,
+  sleep,
+  startFeedloopWorker,
+  token,
+  type BenchResult,
+} from './bench-server.js';
+import { createFreshDatabase } from './bench-database.js';
 import { makeEvent, makeResponses, type ResponseRef } from './bench-workload.js';
 
 /** Responses the events spread over: 5 to 15 signals each by the end, hotter than most products see. */

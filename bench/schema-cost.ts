@@ -21,7 +21,14 @@ import { loadMigrations, migrate } from '../packages/server/src/db/migrate.js';
 import { openPostgres } from '../packages/server/src/db/postgres-client.js';
 import type { SqlClient, SqlExecutor } from '../packages/server/src/db/sql-client.js';
 import { writeFeedbackBatch, type FeedbackSubmission } from '../packages/server/src/ingest/feedback-writer.js';
-import { createFreshDatabase, dec, envInt, int, isMain, token, withClient } from './bench-server.js';
+import {
+  dec,
+  envInt,
+  int,
+  isMain,
+  token,
+} from './bench-server.js';
+import { createFreshDatabase, withClient } from './bench-database.js';
 import { makeEvent, type ResponseRef, type WireEvent } from './bench-workload.js';
 
 const RESPONSES = 1_000;
