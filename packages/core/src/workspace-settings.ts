@@ -72,7 +72,7 @@ export const workspaceSettingsPatchSchema = z.strictObject({
   conflictDiscount: fields.conflictDiscount.optional(),
 });
 
-/** Settings as stored or sent: any field may be absent. */
+/** Settings as stored or sent: each field may be absent. */
 export type WorkspaceSettingsInput = z.input<typeof workspaceSettingsSchema>;
 /** Settings with defaults applied. */
 export type WorkspaceSettings = z.output<typeof workspaceSettingsSchema>;

@@ -1,5 +1,5 @@
 /**
- * The Redis job queue of the production profile, on BullMQ: any number of producer and worker
+ * The Redis job queue of the production profile, on BullMQ: as many producer and worker
  * processes share one queue by name; a job survives restarts and is handed to one worker at a
  * time. Semantics match `MemoryQueue` (see `docs/queue.md`).
  *
