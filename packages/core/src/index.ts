@@ -83,3 +83,13 @@ export {
   type WorkspaceSettings,
   type WorkspaceSettingsInput,
 } from './workspace-settings.js';
+export {
+  chiSquareCdf,
+  normalCdf,
+  normalQuantile,
+  studentTCdf,
+  studentTQuantile,
+  twoSidedTPValue,
+  twoSidedZPValue,
+} from './stats/distributions.js';
+export { wilsonInterval, type ProportionInterval } from './stats/wilson.js';
