@@ -19,9 +19,12 @@ export interface SqlExecutor {
 }
 
 /** A database connection (PGlite) or pool (Postgres). */
+/** Which store a client talks to: PGlite in this process, or a Postgres server. */
+export type SqlDialect = 'pglite' | 'postgres';
+
 export interface SqlClient extends SqlExecutor {
   /** Which engine this is: `pglite` (embedded, one process) or `postgres` (a server). */
-  readonly dialect: 'pglite' | 'postgres';
+  readonly dialect: SqlDialect;
   /**
    * Runs `fn` in one transaction, committing when it resolves and rolling back when it throws.
    * `options.begin` is a parameterless statement sent in the same round trip as `BEGIN` (e.g.

@@ -13,6 +13,7 @@ import { upkeepEventLog } from './event-log-upkeep.js';
 import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { markEventFailed, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { rescoreDirtyResponses } from './rescore.js';
 import { rollupDirtyDays } from './rollup.js';
 import { takeStalePending } from './stale-pending.js';
@@ -60,11 +61,14 @@ export class Pipeline {
   readonly liveCounters: LiveCounterReader;
   readonly #counters: CounterTarget;
   readonly #redisCounters: RedisLiveCounters | undefined;
+  /** Events per processing transaction: the job's batch on Postgres, sized by time embedded. */
+  readonly #processSizer: BatchSizer;
   #working = false;
   #keeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
+    this.#processSizer = batchSizerFor(db.dialect, config.pipelineBatch);
     if (config.redisUrl) {
       this.#redisCounters = new RedisLiveCounters(config.redisUrl, config.redisPrefix);
       this.liveCounters = this.#redisCounters;
@@ -122,21 +126,33 @@ export class Pipeline {
     await queue.schedule('rescore', config.sweepIntervalMs, {});
   }
 
-  /** Processes events now (the `process` job), then applies its effects and starts its deliveries. */
+  /**
+   * Processes events now (the `process` job), then applies its effects and starts its
+   * deliveries. Embedded, a job's events go in transactions sized by time (batch-sizer.ts), each
+   * with its effects, so requests never wait for a whole job.
+   */
   async process(keys: readonly EventKey[]): Promise<ProcessReport> {
     const started = performance.now();
-    const report = await this.processIsolating(keys);
-    if (report.effectId !== null) await this.applyEffectsOf(report.effectId);
-    if (report.deliveryIds.length > 0) {
-      await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+    const total = emptyReport();
+    for (let at = 0; at < keys.length; ) {
+      const chunk = keys.slice(at, at + this.#processSizer.size);
+      at += chunk.length;
+      const chunkStarted = performance.now();
+      const report = await this.processIsolating(chunk);
+      this.#processSizer.record(chunk.length, performance.now() - chunkStarted);
+      if (report.effectId !== null) await this.applyEffectsOf(report.effectId);
+      addReport(total, report);
     }
-    if (report.counted > 0) {
+    if (total.deliveryIds.length > 0) {
+      await this.deps.queue.add('deliver', { ids: total.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+    }
+    if (total.counted > 0) {
       // One rescore job waits at a time (its id), a moment after the first batch that wants it:
       // the batches of that moment share one recompute of each response they touched.
       await this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID, delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
     }
-    this.deps.observer?.processed?.(report, performance.now() - started);
-    return report;
+    this.deps.observer?.processed?.(total, performance.now() - started);
+    return total;
   }
 
   /**
@@ -154,15 +170,11 @@ export class Pipeline {
         const failed = await markEventFailed(this.deps.db, keys[0], String((err as Error).message ?? err));
         return { claimed: failed ? 1 : 0, counted: 0, dropped: 0, failed: failed ? 1 : 0, effectId: null, deliveryIds: [] };
       }
-      const total: ProcessReport = { claimed: 0, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [] };
+      const total = emptyReport();
       for (const key of keys) {
         const one = await this.processIsolating([key]);
-        total.claimed += one.claimed;
-        total.counted += one.counted;
-        total.dropped += one.dropped;
-        total.failed += one.failed;
-        total.deliveryIds.push(...one.deliveryIds);
         if (one.effectId !== null) await this.applyEffectsOf(one.effectId);
+        addReport(total, one);
       }
       return total;
     }
@@ -219,4 +231,18 @@ export class Pipeline {
     for (let i = 0; i < keys.length; i += size) jobs.push({ name: 'process', data: { events: keys.slice(i, i + size) } });
     if (jobs.length > 0) await this.deps.queue.addBulk(jobs);
   }
+}
+
+/** A report of nothing processed yet, to add others to. */
+function emptyReport(): ProcessReport {
+  return { claimed: 0, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [] };
+}
+
+/** Adds `one`'s counts and deliveries to `total` (effects are applied by the caller, one by one). */
+function addReport(total: ProcessReport, one: ProcessReport): void {
+  total.claimed += one.claimed;
+  total.counted += one.counted;
+  total.dropped += one.dropped;
+  total.failed += one.failed;
+  total.deliveryIds.push(...one.deliveryIds);
 }

@@ -15,11 +15,12 @@ import {
   type SignalClass,
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
+import { batchSizerFor, yieldToRequests } from './batch-sizer.js';
 
-/** Responses rescored per transaction at most: bounds the rows parsed (and the event loop held) at once. */
+/** Responses rescored per transaction at most: bounds the rows parsed at once. Embedded, a transaction is sized by time (batch-sizer.ts). */
 const RESCORE_BATCH = 200;
-/** Transactions per run at most, so one run never holds a worker for long; the rest waits for the next run. */
-const RESCORE_ROUNDS = 10;
+/** Responses rescored per run at most, so one run never holds a worker for long; the rest waits for the next run. */
+const RESCORE_PER_RUN = 2_000;
 
 interface ScoreInputRow {
   workspace_id: string;
@@ -44,11 +45,14 @@ interface ScoreInputRow {
  */
 export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date()): Promise<number> {
   let total = 0;
-  for (let round = 0; round < RESCORE_ROUNDS; round++) {
+  const sizer = batchSizerFor(db.dialect, RESCORE_BATCH);
+  while (total < RESCORE_PER_RUN) {
+    const size = sizer.size;
+    const started = performance.now();
     const n = await db.transaction(async (tx) => {
       const marks = await tx.query<{ ws: string; rid: string; version: number }>(
         'SELECT workspace_id AS ws, response_id AS rid, version FROM score_dirty LIMIT $1',
-        [RESCORE_BATCH],
+        [size],
       );
       if (marks.length === 0) return 0;
       const rows = await tx.query<ScoreInputRow & { claimed_ws: string; claimed_rid: string }>(
@@ -101,8 +105,10 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
       );
       return marks.length;
     });
+    sizer.record(n, performance.now() - started);
     total += n;
-    if (n < RESCORE_BATCH) break;
+    if (n < size) break;
+    await yieldToRequests(db.dialect);
   }
   return total;
 }
