@@ -1,8 +1,9 @@
 /**
  * The production database: a Postgres server through a node-postgres pool.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { SET_UTC, type SqlClient, type SqlExecutor } from './sql-client.js';
+import { SET_UTC, type QueryOptions, type SqlClient, type SqlExecutor } from './sql-client.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -43,10 +44,13 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   // A pool reports idle-client errors (a server restart) here; queries then fail and are retried
   // by their callers, so an unhandled 'error' must not crash the process.
   pool.on('error', () => undefined);
-  const run = async <R>(ex: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<R[]> =>
-    (await ex.query(text, params as unknown[] | undefined)).rows as R[];
+  const run = async <R>(ex: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]> => {
+    const values = params as unknown[] | undefined;
+    const result = options?.prepare ? await ex.query({ name: statementName(text), text, values }) : await ex.query(text, values);
+    return result.rows as R[];
+  };
   const executor = (ex: pg.Pool | pg.PoolClient): SqlExecutor => ({
-    query: (text, params) => run(ex, text, params),
+    query: (text, params, options) => run(ex, text, params, options),
     exec: async (script) => {
       await ex.query(script);
     },
@@ -81,4 +85,17 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     },
     close: () => pool.end(),
   };
+}
+
+/** Names of prepared statements by their text: node-postgres prepares a name once a connection. */
+const statementNames = new Map<string, string>();
+
+/** A stable name for a statement's text (the same on every connection and process). */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `fl_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }

@@ -10,18 +10,28 @@
  */
 export const SET_UTC = "SET TimeZone = 'UTC'";
 
+/** How a statement is run. */
+export interface QueryOptions {
+  /** A hot statement of fixed text (never built from values): prepared once a connection. */
+  prepare?: boolean;
+}
+
 /** Runs SQL: plain statements with `$1` parameters. */
 export interface SqlExecutor {
-  /** Runs one statement and returns its rows. */
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * Runs one statement and returns its rows. `options.prepare` marks a hot statement of fixed
+   * text: Postgres then parses and plans it once a connection, not on every call (planning the
+   * writer's statement took as long as running it for a 15-event flush); PGlite ignores it.
+   */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
 }
 
-/** A database connection (PGlite) or pool (Postgres). */
 /** Which store a client talks to: PGlite in this process, or a Postgres server. */
 export type SqlDialect = 'pglite' | 'postgres';
 
+/** A database connection (PGlite) or pool (Postgres). */
 export interface SqlClient extends SqlExecutor {
   /** Which engine this is: `pglite` (embedded, one process) or `postgres` (a server). */
   readonly dialect: SqlDialect;

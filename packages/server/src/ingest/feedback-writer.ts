@@ -129,6 +129,7 @@ async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[], cache
        CROSS JOIN LATERAL (SELECT r.workspace_id AS ws, r.id, r.created_at, CASE WHEN k.need THEN r.answer END AS answer
                              FROM responses r WHERE r.workspace_id = k.ws AND r.id = k.id ${PROBE}) AS r`,
     [JSON.stringify([...wanted.values()])],
+    { prepare: true },
   );
   for (const r of rows) {
     found.set(key(r.ws, r.id), r);
@@ -304,6 +305,7 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
      pending AS (INSERT INTO pipeline_pending (workspace_id, event_id) SELECT workspace_id, id FROM ins RETURNING 1)
      SELECT workspace_id AS ws, id, duplicate_of IS NOT NULL AS duplicate FROM ins`,
     [JSON.stringify(rows)],
+    { prepare: true },
   );
   return new Map(stored.map((r) => [key(r.ws, r.id), r.duplicate]));
 }

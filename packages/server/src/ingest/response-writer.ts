@@ -64,6 +64,7 @@ export async function writeResponseBatch(db: SqlClient, items: ResponseSubmissio
      ON CONFLICT (workspace_id, id) DO NOTHING
      RETURNING workspace_id AS ws, id`,
     [JSON.stringify(rows)],
+    { prepare: true },
   );
   const created = new Set(inserted.map((r) => key(r.ws, r.id)));
   const existing = rows.filter((r) => !created.has(key(r.ws, r.id)));
@@ -73,6 +74,7 @@ export async function writeResponseBatch(db: SqlClient, items: ResponseSubmissio
       `SELECT r.workspace_id AS ws, r.id FROM json_to_recordset($1::json) AS k(ws text, id text, query text, answer text)
          JOIN responses r ON r.workspace_id = k.ws AND r.id = k.id AND r.query = k.query AND r.answer = k.answer`,
       [JSON.stringify(existing.map((r) => ({ ws: r.ws, id: r.id, query: r.query, answer: r.answer })))],
+      { prepare: true },
     );
     for (const r of found) same.add(key(r.ws, r.id));
   }

@@ -120,6 +120,7 @@ async function takeEffects(db: SqlClient, selection: EffectSelection, leaseMs: n
        FROM free WHERE p.id = free.id
      RETURNING p.id, p.counters, p.messages, p.counters_done, p.messages_done, p.created_at`,
     [leaseMs, ...params],
+    { prepare: true },
   );
 }
 
@@ -131,5 +132,6 @@ async function recordEffects(db: SqlClient, done: number[], left: Array<{ id: nu
       `UPDATE pipeline_effects AS p SET counters_done = x.counters_done, messages_done = x.messages_done, lease_until = NULL
          FROM json_to_recordset($1::json) AS x(id bigint, counters_done boolean, messages_done boolean) WHERE p.id = x.id`,
       [JSON.stringify(left)],
+      { prepare: true },
     );
 }

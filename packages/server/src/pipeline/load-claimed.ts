@@ -92,6 +92,7 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
        JOIN workspaces w ON w.id = e.workspace_id
       ORDER BY e.seq`,
     [JSON.stringify(keys.map(([ws, id]) => ({ ws, id })))],
+    { prepare: true },
   );
   const settingsOf = new Map<string, WorkspaceSettings>();
   return rows.map((r) => {

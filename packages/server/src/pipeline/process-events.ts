@@ -69,6 +69,7 @@ async function insertSignals(tx: SqlExecutor, out: StageOutput): Promise<void> {
             type text, status text, drop_reason text, error text, polarity text, severity text, categories text[], signal_class text,
             value double precision, weight double precision, first_pass boolean, learning_signal jsonb, occurred_at timestamptz)`,
     [JSON.stringify(out.signals)],
+    { prepare: true },
   );
 }
 
@@ -93,6 +94,7 @@ async function addDocumentTallies(tx: SqlExecutor, out: StageOutput): Promise<vo
                       GROUP BY key) AS summed),
            updated_at = now()`,
     [JSON.stringify(rows)],
+    { prepare: true },
   );
 }
 
@@ -107,6 +109,7 @@ async function markDirty(tx: SqlExecutor, out: StageOutput): Promise<void> {
        SELECT ws, day::date FROM json_to_recordset($1::json) AS x(ws text, day text) ORDER BY ws, day
        ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1`,
       [JSON.stringify(out.dirtyDays.map((d) => ({ ws: d.workspaceId, day: d.day })))],
+      { prepare: true },
     );
   }
   if (out.responses.length > 0) {
@@ -115,6 +118,7 @@ async function markDirty(tx: SqlExecutor, out: StageOutput): Promise<void> {
        SELECT ws, rid FROM json_to_recordset($1::json) AS x(ws text, rid text) ORDER BY ws, rid
        ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1`,
       [JSON.stringify(out.responses.map((r) => ({ ws: r.workspaceId, rid: r.responseId })))],
+      { prepare: true },
     );
   }
 }
@@ -126,6 +130,7 @@ async function insertEffects(tx: SqlExecutor, out: StageOutput, options: Process
   const [row] = await tx.query<{ id: number }>(
     `INSERT INTO pipeline_effects (counters, messages, counters_done, messages_done) VALUES ($1::jsonb, $2::jsonb, $3, $4) RETURNING id`,
     [JSON.stringify(counters), JSON.stringify(messages), counters === null, messages === null],
+    { prepare: true },
   );
   return row ? Number(row.id) : null;
 }
