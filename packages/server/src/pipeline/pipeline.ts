@@ -24,6 +24,8 @@ const SWEEP_EVENT_LIMIT = 50_000;
 const SWEEP_ROW_LIMIT = 1_000;
 /** The id of the pending rescore job (a colon is not allowed in BullMQ custom ids). */
 const RESCORE_JOB_ID = 'rescore-pending';
+/** How long committed events wait for others to share a queue job with. */
+const ENQUEUE_COALESCE_MS = 5;
 /** How long a rescore waits for more batches to coalesce with. */
 const RESCORE_DELAY_MS = 500;
 /** Tables whose rows are short-lived or often rewritten (outboxes, dirty marks, open fingerprints, current votes): PGlite has no autovacuum. */
@@ -65,6 +67,9 @@ export class Pipeline {
   readonly #processSizer: BatchSizer;
   #working = false;
   #keeper: NodeJS.Timeout | undefined;
+  /** Committed events not yet handed to the queue (see {@link enqueue}). */
+  readonly #unsent: EventKey[] = [];
+  #sendTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
@@ -86,7 +91,20 @@ export class Pipeline {
    */
   enqueue(keys: readonly EventKey[]): void {
     if (keys.length === 0) return;
-    this.addProcessJobs(keys).catch((err: unknown) => this.deps.observer?.error?.('enqueue', err));
+    // Flushes a moment apart share jobs: one queue round trip (a Redis script on BullMQ, 5 % of
+    // the API's CPU at one a flush) for all of them, and fuller jobs for the workers.
+    this.#unsent.push(...keys);
+    if (this.#unsent.length >= this.deps.config.pipelineBatch) this.sendUnsent();
+    else this.#sendTimer ??= setTimeout(() => this.sendUnsent(), ENQUEUE_COALESCE_MS);
+  }
+
+  /** Hands the keys gathered by {@link enqueue} to the queue now. */
+  private sendUnsent(): Promise<void> {
+    clearTimeout(this.#sendTimer);
+    this.#sendTimer = undefined;
+    const keys = this.#unsent.splice(0);
+    if (keys.length === 0) return Promise.resolve();
+    return this.addProcessJobs(keys).catch((err: unknown) => this.deps.observer?.error?.('enqueue', err));
   }
 
   /** Starts consuming jobs in this process and installs the schedule (idempotent across processes). */
@@ -200,7 +218,8 @@ export class Pipeline {
   }
 
   /** Resolves when the queue has nothing waiting, delayed or active (tests, benchmarks). */
-  idle(timeoutMs?: number): Promise<void> {
+  async idle(timeoutMs?: number): Promise<void> {
+    await this.sendUnsent();
     return this.deps.queue.idle(timeoutMs);
   }
 
@@ -212,6 +231,7 @@ export class Pipeline {
   /** Stops consuming (in-flight jobs finish first) and closes what the pipeline opened. */
   async close(): Promise<void> {
     clearInterval(this.#keeper);
+    await this.sendUnsent();
     await this.deps.queue.close();
     await this.#redisCounters?.close();
     await this.deps.sink?.close();
