@@ -119,3 +119,4 @@ export {
   type RegisteredCounts,
 } from './alerts/evaluate-alerts.js';
 export { toQualityAlert, type QualityAlert, type QualityAlertType } from './compat/quality-alert.js';
+export { RATING_TYPES } from './signals/daily-metrics.js';

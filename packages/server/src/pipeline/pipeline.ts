@@ -8,6 +8,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '../emit/stream-sink.js';
 import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
 import type { JobQueue } from '../queue/job-queue.js';
+import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
 import { upkeepEventLog } from './event-log-upkeep.js';
 import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
@@ -41,7 +42,7 @@ export interface PipelineObserver {
 /** What the pipeline is built from. */
 export interface PipelineDeps {
   db: SqlClient;
-  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs' | 'webhookAllowPrivate'>;
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs' | 'webhookAllowPrivate' | 'alertIntervalMs'>;
   queue: JobQueue<PipelineJobs>;
   sink?: StreamSink;
   observer?: PipelineObserver;
@@ -105,6 +106,9 @@ export class Pipeline {
       rescore: async () => {
         await rescoreDirtyResponses(this.deps.db);
       },
+      alerts: async () => {
+        await this.evaluateAlerts();
+      },
     });
     await this.installSchedule();
     // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
@@ -120,6 +124,21 @@ export class Pipeline {
     await queue.schedule('sweep', config.sweepIntervalMs, {});
     await queue.schedule('rollup', config.rollupIntervalMs, {});
     await queue.schedule('rescore', config.sweepIntervalMs, {});
+    await queue.schedule('alerts', config.alertIntervalMs, {});
+  }
+
+  /**
+   * The `alerts` job: evaluates this tick's alert rules unless another worker has, then sends
+   * the deliveries it queued (a failed one is retried by the sweep, like every delivery).
+   */
+  async evaluateAlerts(now?: Date): Promise<AlertTickReport> {
+    const { db, config } = this.deps;
+    const report = await evaluateAlertTick(db, { intervalMs: config.alertIntervalMs, ...(now ? { now } : {}) });
+    for (const { error } of report.errors) this.deps.observer?.error?.('alerts', error);
+    if (report.deliveryIds.length > 0) {
+      await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+    }
+    return report;
   }
 
   /** Processes events now (the `process` job), then applies its effects and starts its deliveries. */

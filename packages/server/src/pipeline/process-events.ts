@@ -1,12 +1,13 @@
 /**
  * The processing transaction: claim events from the outbox, run the stages, and write every
- * database effect in the same transaction (signals, document tallies, rollup and rescore marks,
+ * database effect in the same transaction (signals, document tallies, hourly alert counts, rollup and rescore marks,
  * webhook deliveries, embedded live counters, and the outbox row of effects outside the
  * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
  */
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { createDeliveries } from '../emit/webhook-store.js';
+import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
 import type { SqlLiveCounters } from './live-counter-store.js';
 import type { EventKey } from './pipeline-jobs.js';
@@ -52,6 +53,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await insertSignals(tx, out);
     await markDirty(tx, out);
     await addDocumentTallies(tx, out);
+    await addHourlyCounts(tx, out.hourly);
     if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
     report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
     report.effectId = await insertEffects(tx, out, options);
