@@ -64,8 +64,10 @@ CREATE UNIQUE INDEX alerts_open ON alerts (workspace_id, rule_id, fingerprint) W
 -- GET /v1/alerts: a workspace's alerts newest first (ids are uuid v7, so id order is time order).
 CREATE INDEX alerts_list ON alerts (workspace_id, id);
 
--- One row per evaluation tick (floor(epoch / interval)): the evaluator that inserts it evaluates,
--- any other finds it taken (INSERT … ON CONFLICT DO NOTHING). The key is the conflict target.
+-- One row per evaluation tick, named by its start in epoch milliseconds (floor(now / interval) ×
+-- interval, so ticks of another interval setting never collide with these): the evaluator that
+-- inserts it evaluates, any other finds it taken (INSERT … ON CONFLICT DO NOTHING). The key is the
+-- conflict target, and serves the upkeep's delete of old ticks (tick < $1).
 CREATE TABLE alert_ticks (
   tick bigint PRIMARY KEY,
   evaluated_at timestamptz NOT NULL DEFAULT now()

@@ -1,6 +1,7 @@
 /**
  * The `alerts` job: evaluates every workspace's quality-alert rules once per tick, however many
- * workers run it. A tick is `floor(now / interval)`; the evaluator whose `INSERT … ON CONFLICT DO
+ * workers run it. A tick is named by its start, `floor(now / interval) × interval` in epoch
+ * milliseconds; the evaluator whose `INSERT … ON CONFLICT DO
  * NOTHING` claims the tick's row evaluates, the others return at once. Each workspace is then
  * evaluated in a transaction of its own (under a transaction-level advisory lock on the workspace,
  * so two evaluators of neighbouring ticks never interleave on it), which writes the alert changes
@@ -24,13 +25,14 @@ import { readAlertRules } from '../store/alert-rules.js';
 import { readHourlyCounts, readRegistered, workspacesToEvaluate } from '../store/alert-window.js';
 import { applyAlertChanges, readOpenAlerts } from '../store/alerts.js';
 
-/** Tick rows kept (older ones are deleted by the tick that claims a new one). */
-const TICKS_KEPT = 1_000;
+/** How long tick rows are kept (older ones are deleted by the evaluator that claims a new one). */
+const TICKS_KEPT_MS = 86_400_000;
 /** Hourly counts are kept for the longest window and baseline a rule may ask for, and a day more. */
 const HOURLY_KEPT_MS = (MAX_WINDOW_HOURS + (MAX_BASELINE_DAYS + 1) * 24) * HOUR_MS;
 
 /** What one call did. */
 export interface AlertTickReport {
+  /** The tick's start, epoch milliseconds. */
   tick: number;
   /** Whether this call claimed the tick (false: another evaluator has it). */
   evaluated: boolean;
@@ -52,12 +54,14 @@ export interface AlertTickReport {
  */
 export async function evaluateAlertTick(db: SqlClient, options: { intervalMs: number; now?: Date }): Promise<AlertTickReport> {
   const now = options.now ?? new Date();
-  const tick = Math.floor(now.getTime() / options.intervalMs);
+  // Whole milliseconds: the tick is a bigint, and an interval like 0.0333 s is not.
+  const step = Math.max(1, Math.round(options.intervalMs));
+  const tick = Math.floor(now.getTime() / step) * step;
   const report: AlertTickReport = { tick, evaluated: false, workspaces: 0, fired: 0, resolved: 0, deliveryIds: [], errors: [] };
   const claimed = await db.query('INSERT INTO alert_ticks (tick) VALUES ($1) ON CONFLICT (tick) DO NOTHING RETURNING tick', [tick]);
   if (claimed.length === 0) return report;
   report.evaluated = true;
-  await db.query('DELETE FROM alert_ticks WHERE tick < $1', [tick - TICKS_KEPT]);
+  await db.query('DELETE FROM alert_ticks WHERE tick < $1', [tick - TICKS_KEPT_MS]);
   await db.query('DELETE FROM feedback_metrics_hourly WHERE hour < $1', [new Date(now.getTime() - HOURLY_KEPT_MS).toISOString()]);
   const workspaces = await workspacesToEvaluate(db, windowStart(now, MAX_WINDOW_HOURS));
   report.workspaces = workspaces.length;
