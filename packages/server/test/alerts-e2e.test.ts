@@ -2,7 +2,8 @@
  * The alert lifecycle end to end, on the scheduled job (every 50 ms here) and real HTTP receivers
  * in all three formats: negative votes fire the default satisfaction alerts; positive votes that
  * bring satisfaction into the hysteresis band resolve the critical one only (no flapping); more
- * resolve the warning. Every delivery is signed.
+ * resolve the warning. Every delivery is signed. A second worker on the same database evaluates
+ * the same ticks: nothing is notified twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../src/emit/webhook-signature.js';
@@ -20,14 +21,17 @@ interface Seen {
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`alert lifecycle end to end on ${backend.name}`, () => {
     let t: TestApp;
+    let second: TestApp;
     beforeAll(async () => {
-      t = await startTestApp(
-        await backend.open(),
-        { FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' },
-        { worker: true },
-      );
+      const env = { FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' };
+      t = await startTestApp(await backend.open(), env, { worker: true });
+      // Another process's worker, as far as the database can tell: its own queue and schedule.
+      second = await startTestApp({ db: t.db, close: async () => undefined }, env, { worker: true });
     });
-    afterAll(() => t.close());
+    afterAll(async () => {
+      await second.close();
+      await t.close();
+    });
 
     it('notifies firing, holds inside the hysteresis band, then notifies resolved, in every format', async () => {
       const receivers = new Map<(typeof FORMATS)[number], Receiver>();
@@ -110,6 +114,9 @@ for (const backend of BACKENDS) {
       expect((seen('slack')[3]?.body as { text: string }).text).toMatch(/^Resolved \[warning\] satisfaction-warning/);
       expect((await t.app.inject({ method: 'GET', url: '/v1/alerts', headers: t.auth })).json().alerts).toEqual([]);
       expect((await t.app.inject({ method: 'GET', url: '/v1/alerts?state=resolved', headers: t.auth })).json().alerts).toHaveLength(2);
+      // Both workers kept evaluating: still nothing notified twice.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const format of FORMATS) expect(seen(format)).toHaveLength(4);
     });
   });
 }
