@@ -5,6 +5,7 @@
  * the channel). The stored delivery keeps feedloop's message; the body is written per webhook at
  * each attempt, and the signature covers the bytes sent.
  */
+import type { AlertMessageData } from './alert-messages.js';
 import type { OutboundMessage } from './outbound-message.js';
 
 /** How a webhook's bodies are written. */
@@ -16,28 +17,10 @@ export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 const ALERTMANAGER_VERSION = '4';
 
-/** The alert fields of an `alert.*` message (`alert-messages.ts`), read defensively from the stored body. */
-interface AlertData {
-  id: string;
-  ruleId: string;
-  fingerprint: string;
-  kind: string;
-  severity: string;
-  state: string;
-  labels: Record<string, string>;
-  metric: string;
-  value: number;
-  threshold: number;
-  sample: number;
-  message: string;
-  activeAt: string;
-  firedAt: string | null;
-  resolvedAt: string | null;
-}
-
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
 
-function alertData(message: OutboundMessage): AlertData {
+/** The alert fields of an `alert.*` message, read defensively from the stored body. */
+function alertData(message: OutboundMessage): AlertMessageData {
   const d = message.data;
   const labels = typeof d.labels === 'object' && d.labels !== null ? (d.labels as Record<string, string>) : {};
   return {
@@ -74,7 +57,7 @@ export function formatWebhookBody(format: WebhookFormat, message: OutboundMessag
 }
 
 /** Prometheus Alertmanager's webhook_config body (version 4), with the one alert of this transition. */
-function alertmanagerBody(message: OutboundMessage, alert: AlertData, receiver: string): unknown {
+function alertmanagerBody(message: OutboundMessage, alert: AlertMessageData, receiver: string): unknown {
   const status = message.type === 'alert.resolved' ? 'resolved' : 'firing';
   const labels: Record<string, string> = {
     alertname: alert.ruleId,
@@ -110,7 +93,7 @@ function alertmanagerBody(message: OutboundMessage, alert: AlertData, receiver: 
 }
 
 /** A Slack incoming-webhook message: `text` (the notification line) and Block Kit blocks. */
-function slackBody(message: OutboundMessage, alert: AlertData): unknown {
+function slackBody(message: OutboundMessage, alert: AlertMessageData): unknown {
   const resolved = message.type === 'alert.resolved';
   const headline = `${resolved ? 'Resolved' : 'Firing'} [${alert.severity}] ${alert.ruleId}: ${alert.message}`;
   return {

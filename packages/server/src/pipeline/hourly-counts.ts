@@ -6,21 +6,16 @@
  * The counts are events, as the live counters are: a vote changed later is not taken back out of
  * its hour, a response corrected twice counts two corrections (docs/alerts.md, "Approximations").
  */
-import { HOUR_MS, RATING_TYPES, type FeedbackEventType, type Polarity } from '@feedloop/core';
+import { HOUR_MS, RATING_TYPES, type FeedbackEventType, type HourlyCounts, type Polarity } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { sumJsonbCounts } from '../db/sum-jsonb-counts.js';
 
-/** One workspace-hour's additions. */
-export interface HourlyDelta {
+/** One workspace-hour's additions: core's hourly counts, named by workspace and ISO hour. */
+export type HourlyDelta = Omit<HourlyCounts, 'hour'> & {
   ws: string;
   /** ISO 8601 start of the UTC hour. */
   hour: string;
-  rated: number;
-  positive: number;
-  negative: number;
-  corrections: number;
-  escalations: number;
-  negativeCategories: Record<string, number>;
-}
+};
 
 const ratingTypes: ReadonlySet<FeedbackEventType> = new Set(RATING_TYPES);
 
@@ -74,12 +69,7 @@ export async function addHourlyCounts(tx: SqlExecutor, deltas: readonly HourlyDe
      ON CONFLICT (workspace_id, hour) DO UPDATE
        SET rated = h.rated + EXCLUDED.rated, positive = h.positive + EXCLUDED.positive, negative = h.negative + EXCLUDED.negative,
            corrections = h.corrections + EXCLUDED.corrections, escalations = h.escalations + EXCLUDED.escalations,
-           negative_categories = (
-             SELECT COALESCE(jsonb_object_agg(key, total), '{}'::jsonb)
-               FROM (SELECT key, sum(value::int) AS total
-                       FROM (SELECT * FROM jsonb_each_text(h.negative_categories)
-                             UNION ALL SELECT * FROM jsonb_each_text(EXCLUDED.negative_categories)) AS both_counts
-                      GROUP BY key) AS summed)`,
+           negative_categories = ${sumJsonbCounts('h.negative_categories', 'EXCLUDED.negative_categories')}`,
     [JSON.stringify(rows)],
   );
 }

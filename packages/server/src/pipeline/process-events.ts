@@ -6,6 +6,7 @@
  * left to claim.
  */
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { sumJsonbCounts } from '../db/sum-jsonb-counts.js';
 import { createDeliveries } from '../emit/webhook-store.js';
 import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
@@ -87,12 +88,7 @@ async function addDocumentTallies(tx: SqlExecutor, out: StageOutput): Promise<vo
      ON CONFLICT (workspace_id, document_id) DO UPDATE
        SET positive = d.positive + EXCLUDED.positive, negative = d.negative + EXCLUDED.negative, neutral = d.neutral + EXCLUDED.neutral,
            weighted_value = d.weighted_value + EXCLUDED.weighted_value, weight = d.weight + EXCLUDED.weight,
-           error_category_counts = (
-             SELECT COALESCE(jsonb_object_agg(key, total), '{}'::jsonb)
-               FROM (SELECT key, sum(value::int) AS total
-                       FROM (SELECT * FROM jsonb_each_text(d.error_category_counts)
-                             UNION ALL SELECT * FROM jsonb_each_text(EXCLUDED.error_category_counts)) AS both_counts
-                      GROUP BY key) AS summed),
+           error_category_counts = ${sumJsonbCounts('d.error_category_counts', 'EXCLUDED.error_category_counts')},
            updated_at = now()`,
     [JSON.stringify(rows)],
   );
