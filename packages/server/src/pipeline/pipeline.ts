@@ -26,8 +26,8 @@ const SWEEP_ROW_LIMIT = 1_000;
 const RESCORE_JOB_ID = 'rescore-pending';
 /** How long a rescore waits for more batches to coalesce with. */
 const RESCORE_DELAY_MS = 500;
-/** Tables whose rows are short-lived or often rewritten (outboxes, dirty marks, open fingerprints, current votes): PGlite has no autovacuum. */
-const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty', 'feedback_fingerprints', 'feedback_current_votes'];
+/** Tables whose rows are short-lived or often rewritten (outboxes, dirty marks, open fingerprints, current votes, alert ticks): PGlite has no autovacuum. */
+const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty', 'feedback_fingerprints', 'feedback_current_votes', 'alert_ticks'];
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
