@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../src/emit/webhook-signature.js';
 import { eventually, vote } from './alert-helpers.js';
-import { BACKENDS, startTestApp, type TestApp } from './harness.js';
+import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
 import { SECRET, startReceiver, type Receiver } from './webhook-helpers.js';
 
 const FORMATS = ['feedloop', 'alertmanager', 'slack'] as const;
@@ -18,12 +18,23 @@ interface Seen {
   body: Record<string, unknown>;
 }
 
-for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`alert lifecycle end to end on ${backend.name}`, () => {
+// Embedded (in-process queue) on both stores, and production (BullMQ repeatable jobs on Redis) on Postgres.
+const PROFILES = [
+  ...BACKENDS.map((backend) => ({ name: backend.name, available: backend.available, backend, env: {} as Record<string, string> })),
+  ...BACKENDS.filter((b) => b.name === 'postgres').map((backend) => ({
+    name: 'postgres with BullMQ',
+    available: backend.available && redisUp,
+    backend,
+    env: { REDIS_URL } as Record<string, string>,
+  })),
+];
+
+for (const { name, available, backend, env: profileEnv } of PROFILES) {
+  describe.skipIf(!available)(`alert lifecycle end to end on ${name}`, () => {
     let t: TestApp;
     let second: TestApp;
     beforeAll(async () => {
-      const env = { FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' };
+      const env = { FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', ...profileEnv };
       t = await startTestApp(await backend.open(), env, { worker: true });
       // Another process's worker, as far as the database can tell: its own queue and schedule.
       second = await startTestApp({ db: t.db, close: async () => undefined }, env, { worker: true });
