@@ -93,3 +93,30 @@ export {
   twoSidedZPValue,
 } from './stats/distributions.js';
 export { wilsonInterval, type ProportionInterval } from './stats/wilson.js';
+export {
+  ALERT_RULE_KINDS,
+  ALERT_SEVERITIES,
+  MAX_ALERT_RULES,
+  MAX_BASELINE_DAYS,
+  MAX_WINDOW_HOURS,
+  alertRuleSchema,
+  alertRuleSetSchema,
+  defaultAlertRules,
+  type AlertRule,
+  type AlertRuleInput,
+  type AlertRuleKind,
+  type AlertSeverity,
+} from './alerts/alert-rules.js';
+export { alertFingerprint } from './alerts/alert-fingerprint.js';
+export { HOUR_MS, baselineStart, expectedInWindow, sumWindow, windowStart, type HourlyCounts, type WindowCounts } from './alerts/alert-window.js';
+export {
+  evaluateAlerts,
+  observe,
+  type AlertChange,
+  type AlertInput,
+  type Observation,
+  type OpenAlert,
+  type RegisteredCounts,
+} from './alerts/evaluate-alerts.js';
+export { toQualityAlert, type QualityAlert, type QualityAlertType } from './compat/quality-alert.js';
+export { RATING_TYPES } from './signals/daily-metrics.js';

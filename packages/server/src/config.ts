@@ -51,6 +51,7 @@ const envSchema = z.object({
   FEEDLOOP_SWEEP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3_600).default(5),
   FEEDLOOP_SWEEP_GRACE_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
   FEEDLOOP_ROLLUP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
+  FEEDLOOP_ALERT_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3_600).default(30),
   FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).max(10_000).default(20),
 });
@@ -108,6 +109,8 @@ export interface Config {
   readonly sweepGraceMs: number;
   /** How often dirty days are rolled up into feedback_metrics_daily. */
   readonly rollupIntervalMs: number;
+  /** How often the quality-alert rules are evaluated (once per interval across all workers). */
+  readonly alertIntervalMs: number;
   /**
    * Let webhooks reach loopback, private, link-local and other non-public addresses (tests, and
    * receivers on the same network as an on-premises feedloop). Off by default: a workspace key
@@ -166,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sweepIntervalMs: e.FEEDLOOP_SWEEP_INTERVAL_SECONDS * 1000,
     sweepGraceMs: e.FEEDLOOP_SWEEP_GRACE_SECONDS * 1000,
     rollupIntervalMs: e.FEEDLOOP_ROLLUP_INTERVAL_SECONDS * 1000,
+    alertIntervalMs: e.FEEDLOOP_ALERT_INTERVAL_SECONDS * 1000,
     webhookAllowPrivate: e.FEEDLOOP_WEBHOOK_ALLOW_PRIVATE,
     webhookMaxPerWorkspace: e.FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE,
   });

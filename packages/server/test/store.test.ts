@@ -27,6 +27,9 @@ for (const backend of BACKENDS) {
             AND table_name NOT IN (SELECT relname FROM pg_class WHERE relispartition) ORDER BY table_name`,
       );
       expect(tables.map((t) => t.table_name)).toEqual([
+        'alert_rules',
+        'alert_ticks',
+        'alerts',
         'api_keys',
         'document_effectiveness',
         'feedback_current_votes',
@@ -34,6 +37,7 @@ for (const backend of BACKENDS) {
         'feedback_events',
         'feedback_fingerprints',
         'feedback_metrics_daily',
+        'feedback_metrics_hourly',
         'feedback_signals',
         'feedloop_migrations',
         'live_counters',

@@ -68,6 +68,7 @@ for (const backend of BACKENDS) {
         url: 'https://example.com/hook',
         events: ['learning.signal', 'feedback.submitted'],
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+        format: 'feedloop',
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       });
       const given = await t.app.inject({
@@ -81,7 +82,7 @@ for (const backend of BACKENDS) {
       const list = await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.auth });
       const listed = list.json().webhooks as Record<string, unknown>[];
       expect(listed.map((w) => w.id)).toEqual(expect.arrayContaining([wh.id, given.json().id]));
-      expect(listed.find((w) => w.id === wh.id)).toEqual({ id: wh.id, url: wh.url, events: wh.events, createdAt: wh.createdAt });
+      expect(listed.find((w) => w.id === wh.id)).toEqual({ id: wh.id, url: wh.url, events: wh.events, format: 'feedloop', createdAt: wh.createdAt });
       expect(JSON.stringify(list.json())).not.toContain('whsec_');
       expect(JSON.stringify(list.json())).not.toContain(SECRET);
 

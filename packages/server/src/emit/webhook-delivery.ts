@@ -20,6 +20,7 @@ import type { Dispatcher } from 'undici';
 import type { SqlClient } from '../db/sql-client.js';
 import { deliveryFailureReason, type DeliveryFailureReason } from './delivery-failure.js';
 import type { OutboundMessage } from './outbound-message.js';
+import { formatWebhookBody, type WebhookFormat } from './webhook-formats.js';
 import { guardedLookup, literalHostClass, type AddressPolicy, type Resolver } from './safe-address.js';
 import { WEBHOOK_DELETED_ERROR } from './webhook-store.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhookBody } from './webhook-signature.js';
@@ -81,8 +82,10 @@ interface ClaimedRow {
   event_type: string;
   body: OutboundMessage;
   attempts: number;
+  webhook_id: string;
   url: string | null;
   secret: string | null;
+  format: WebhookFormat | null;
   deleted: boolean;
 }
 
@@ -106,7 +109,7 @@ async function claim(db: SqlClient, options: { ids: readonly number[] | undefine
   // by the same clock that checks them, whatever the skew between this host and the database.
   return db.query<ClaimedRow>(
     `WITH due AS (
-       SELECT d.id, w.url, w.secret, (w.id IS NULL OR w.deleted_at IS NOT NULL) AS deleted
+       SELECT d.id, w.url, w.secret, w.format, (w.id IS NULL OR w.deleted_at IS NOT NULL) AS deleted
          FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
         WHERE d.status = 'pending'
           AND d.next_attempt_at <= COALESCE($1::timestamptz, now())
@@ -120,21 +123,21 @@ async function claim(db: SqlClient, options: { ids: readonly number[] | undefine
         SET lease_until = COALESCE($1::timestamptz, now()) + $4::double precision * interval '1 millisecond'
        FROM due
       WHERE d.id = due.id
-     RETURNING d.id, d.message_id, d.event_type, d.body, d.attempts, due.url, due.secret, due.deleted`,
+     RETURNING d.id, d.webhook_id, d.message_id, d.event_type, d.body, d.attempts, due.url, due.secret, due.format, due.deleted`,
     [options.now ?? null, options.ids ?? null, options.limit, options.leaseMs],
   );
 }
 
 /** POSTs one delivery and tells how it went; never throws. */
 async function post(
-  row: ClaimedRow & { url: string; secret: string },
+  row: ClaimedRow & { url: string; secret: string; format: WebhookFormat },
   fetch: typeof import('undici').fetch,
   dispatcher: Dispatcher,
   policy: AddressPolicy,
   timeoutMs: number,
 ): Promise<Outcome> {
-  // Serialized once: the signature covers exactly the bytes sent.
-  const body = JSON.stringify(row.body);
+  // Written in the webhook's format and serialized once: the signature covers exactly the bytes sent.
+  const body = JSON.stringify(formatWebhookBody(row.format, row.body, { webhookId: row.webhook_id }));
   try {
     // The guarded lookup judges hostnames as it connects; an IP literal is never looked up, so
     // it is judged here (URLs stored before the subscribe check existed are judged the same way).
@@ -193,7 +196,7 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
   const dispatcher = new Agent({ connect: { lookup: guardedLookup(policy) } });
 
   const record = async (row: ClaimedRow): Promise<void> => {
-    if (row.deleted || row.url === null || row.secret === null) {
+    if (row.deleted || row.url === null || row.secret === null || row.format === null) {
       await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_error = $2, lease_until = NULL WHERE id = $1 AND status = 'pending'`, [
         row.id,
         WEBHOOK_DELETED_ERROR,
@@ -201,7 +204,7 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
       report.failed++;
       return;
     }
-    const outcome = await post({ ...row, url: row.url, secret: row.secret }, fetch, dispatcher, policy, timeoutMs);
+    const outcome = await post({ ...row, url: row.url, secret: row.secret, format: row.format }, fetch, dispatcher, policy, timeoutMs);
     if (outcome.ok) {
       // Not guarded on 'pending': a delivery failed by a concurrent webhook delete was still sent.
       await db.query(

@@ -8,6 +8,7 @@ import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
 import type { DeliveryFailureReason } from './delivery-failure.js';
 import type { OutboundEventType, OutboundMessage } from './outbound-message.js';
+import type { WebhookFormat } from './webhook-formats.js';
 
 /** A webhook as listings show it: never its secret. */
 export interface WebhookInfo {
@@ -15,6 +16,8 @@ export interface WebhookInfo {
   id: string;
   url: string;
   events: OutboundEventType[];
+  /** How its bodies are written (`webhook-formats.ts`). */
+  format: WebhookFormat;
   createdAt: Date;
 }
 
@@ -50,6 +53,7 @@ interface WebhookRow {
   id: string;
   url: string;
   events: OutboundEventType[];
+  format: WebhookFormat;
   created_at: Date;
 }
 
@@ -66,7 +70,7 @@ interface DeliveryRow {
   next_attempt_at: Date;
 }
 
-const toWebhookInfo = (r: WebhookRow): WebhookInfo => ({ id: r.id, url: r.url, events: r.events, createdAt: r.created_at });
+const toWebhookInfo = (r: WebhookRow): WebhookInfo => ({ id: r.id, url: r.url, events: r.events, format: r.format, createdAt: r.created_at });
 
 const toDeliveryInfo = (r: DeliveryRow): DeliveryInfo => ({
   id: r.id,
@@ -94,7 +98,7 @@ const toDeliveryInfo = (r: DeliveryRow): DeliveryInfo => ({
 export async function createWebhook(
   db: SqlClient,
   workspaceId: string,
-  input: { url: string; events: readonly OutboundEventType[]; secret: string; maxPerWorkspace?: number },
+  input: { url: string; events: readonly OutboundEventType[]; secret: string; format?: WebhookFormat; maxPerWorkspace?: number },
 ): Promise<CreatedWebhook> {
   const { maxPerWorkspace } = input;
   return db.transaction(async (tx) => {
@@ -111,9 +115,9 @@ export async function createWebhook(
       }
     }
     const [row] = await tx.query<WebhookRow>(
-      `INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4::text[], $5)
-       RETURNING id, url, events, created_at`,
-      [WEBHOOK_ID_PREFIX + uuidv7(), workspaceId, input.url, input.events, input.secret],
+      `INSERT INTO webhooks (id, workspace_id, url, events, secret, format) VALUES ($1, $2, $3, $4::text[], $5, $6)
+       RETURNING id, url, events, format, created_at`,
+      [WEBHOOK_ID_PREFIX + uuidv7(), workspaceId, input.url, input.events, input.secret, input.format ?? 'feedloop'],
     );
     if (!row) throw new Error('INSERT … RETURNING gave no row');
     return { ...toWebhookInfo(row), secret: input.secret };
@@ -128,7 +132,7 @@ export async function createWebhook(
  */
 export async function listWebhooks(db: SqlExecutor, workspaceId: string): Promise<WebhookInfo[]> {
   const rows = await db.query<WebhookRow>(
-    `SELECT id, url, events, created_at FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id`,
+    `SELECT id, url, events, format, created_at FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id`,
     [workspaceId],
   );
   return rows.map(toWebhookInfo);
@@ -143,7 +147,7 @@ export async function listWebhooks(db: SqlExecutor, workspaceId: string): Promis
  */
 export async function findWebhook(db: SqlExecutor, workspaceId: string, id: string): Promise<WebhookInfo | undefined> {
   const [row] = await db.query<WebhookRow>(
-    `SELECT id, url, events, created_at FROM webhooks WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    `SELECT id, url, events, format, created_at FROM webhooks WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
     [workspaceId, id],
   );
   return row ? toWebhookInfo(row) : undefined;

@@ -16,6 +16,7 @@ import { responseRoutes } from './routes/responses.js';
 import { statsRoutes } from './routes/stats.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { workspaceRoutes } from './routes/workspace.js';
+import { alertRoutes } from './routes/alerts.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -86,5 +87,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(webhookRoutes, services);
   await app.register(compatRoutes, services);
   await app.register(statsRoutes, services);
+  await app.register(alertRoutes, services);
   return app;
 }

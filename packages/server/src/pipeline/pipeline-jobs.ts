@@ -17,6 +17,8 @@ export type PipelineJobs = {
   rollup: Record<string, never>;
   /** After processing, and scheduled: recompute the composite scores of dirty responses. */
   rescore: Record<string, never>;
+  /** Scheduled: evaluate the quality-alert rules (once per tick across workers; see alert-evaluation.ts). */
+  alerts: Record<string, never>;
 };
 
 /** The queue's name (BullMQ) under the configured Redis prefix. */

@@ -8,6 +8,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '../emit/stream-sink.js';
 import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
 import type { JobQueue } from '../queue/job-queue.js';
+import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
 import { upkeepEventLog } from './event-log-upkeep.js';
 import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
@@ -28,8 +29,8 @@ const RESCORE_JOB_ID = 'rescore-pending';
 const ENQUEUE_COALESCE_MS = 5;
 /** How long a rescore waits for more batches to coalesce with. */
 const RESCORE_DELAY_MS = 500;
-/** Tables whose rows are short-lived or often rewritten (outboxes, dirty marks, open fingerprints, current votes): PGlite has no autovacuum. */
-const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty', 'feedback_fingerprints', 'feedback_current_votes'];
+/** Tables whose rows are short-lived or often rewritten (outboxes, dirty marks, open fingerprints, current votes, alert ticks): PGlite has no autovacuum. */
+const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty', 'feedback_fingerprints', 'feedback_current_votes', 'alert_ticks'];
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
@@ -44,7 +45,7 @@ export interface PipelineObserver {
 /** What the pipeline is built from. */
 export interface PipelineDeps {
   db: SqlClient;
-  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs' | 'webhookAllowPrivate'>;
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs' | 'webhookAllowPrivate' | 'alertIntervalMs'>;
   queue: JobQueue<PipelineJobs>;
   sink?: StreamSink;
   observer?: PipelineObserver;
@@ -127,6 +128,9 @@ export class Pipeline {
       rescore: async () => {
         await rescoreDirtyResponses(this.deps.db);
       },
+      alerts: async () => {
+        await this.evaluateAlerts();
+      },
     });
     await this.installSchedule();
     // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
@@ -142,6 +146,21 @@ export class Pipeline {
     await queue.schedule('sweep', config.sweepIntervalMs, {});
     await queue.schedule('rollup', config.rollupIntervalMs, {});
     await queue.schedule('rescore', config.sweepIntervalMs, {});
+    await queue.schedule('alerts', config.alertIntervalMs, {});
+  }
+
+  /**
+   * The `alerts` job: evaluates this tick's alert rules unless another worker has, then sends
+   * the deliveries it queued (a failed one is retried by the sweep, like every delivery).
+   */
+  async evaluateAlerts(now?: Date): Promise<AlertTickReport> {
+    const { db, config } = this.deps;
+    const report = await evaluateAlertTick(db, { intervalMs: config.alertIntervalMs, ...(now ? { now } : {}) });
+    for (const { error } of report.errors) this.deps.observer?.error?.('alerts', error);
+    if (report.deliveryIds.length > 0) {
+      await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+    }
+    return report;
   }
 
   /**

@@ -1,12 +1,14 @@
 /**
  * The processing transaction: claim events from the outbox, run the stages, and write every
- * database effect in the same transaction (signals, document tallies, rollup and rescore marks,
+ * database effect in the same transaction (signals, document tallies, hourly alert counts, rollup and rescore marks,
  * webhook deliveries, embedded live counters, and the outbox row of effects outside the
  * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
  */
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { sumJsonbCounts } from '../db/sum-jsonb-counts.js';
 import { createDeliveries } from '../emit/webhook-store.js';
+import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
 import type { SqlLiveCounters } from './live-counter-store.js';
 import type { EventKey } from './pipeline-jobs.js';
@@ -52,6 +54,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await insertSignals(tx, out);
     await markDirty(tx, out);
     await addDocumentTallies(tx, out);
+    await addHourlyCounts(tx, out.hourly);
     if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
     report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
     report.effectId = await insertEffects(tx, out, options);
@@ -86,12 +89,7 @@ async function addDocumentTallies(tx: SqlExecutor, out: StageOutput): Promise<vo
      ON CONFLICT (workspace_id, document_id) DO UPDATE
        SET positive = d.positive + EXCLUDED.positive, negative = d.negative + EXCLUDED.negative, neutral = d.neutral + EXCLUDED.neutral,
            weighted_value = d.weighted_value + EXCLUDED.weighted_value, weight = d.weight + EXCLUDED.weight,
-           error_category_counts = (
-             SELECT COALESCE(jsonb_object_agg(key, total), '{}'::jsonb)
-               FROM (SELECT key, sum(value::int) AS total
-                       FROM (SELECT * FROM jsonb_each_text(d.error_category_counts)
-                             UNION ALL SELECT * FROM jsonb_each_text(EXCLUDED.error_category_counts)) AS both_counts
-                      GROUP BY key) AS summed),
+           error_category_counts = ${sumJsonbCounts('d.error_category_counts', 'EXCLUDED.error_category_counts')},
            updated_at = now()`,
     [JSON.stringify(rows)],
     { prepare: true },

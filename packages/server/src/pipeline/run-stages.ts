@@ -21,6 +21,7 @@ import {
 } from '@feedloop/core';
 import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
 import { compactLearningSignal, type StoredLearningSignal } from '../store/stored-learning-signal.js';
+import { addHourlyDelta, type HourlyDelta } from './hourly-counts.js';
 import type { ClaimedEvent } from './load-claimed.js';
 
 /** A row of feedback_signals. */
@@ -55,6 +56,8 @@ export interface StageOutput {
   dirtyDays: Array<{ workspaceId: string; day: string }>;
   /** Responses whose composite score changes. */
   responses: Array<{ workspaceId: string; responseId: string }>;
+  /** What counted events add to their workspace-hours (quality alerts' windows). */
+  hourly: HourlyDelta[];
 }
 
 /** Errors are kept this long at most in feedback_signals. */
@@ -69,7 +72,8 @@ export const MAX_ERROR_LENGTH = 2_000;
  * out.signals.length === claimed.length // one row per event, whatever became of it
  */
 export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOutput {
-  const out: StageOutput = { signals: [], counters: {}, documents: [], messages: [], dirtyDays: [], responses: [] };
+  const out: StageOutput = { signals: [], counters: {}, documents: [], messages: [], dirtyDays: [], responses: [], hourly: [] };
+  const hourly = new Map<string, HourlyDelta>();
   const docItems = new Map<string, Parameters<typeof documentTallies>[0][number][]>();
   const dirty = new Set<string>();
   const rescore = new Set<string>();
@@ -120,6 +124,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       receivedDay,
       liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted' }),
     );
+    addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
     if (c.documentIds.length > 0) {
       const items = docItems.get(event.workspaceId) ?? [];
       items.push({ documentIds: c.documentIds, polarity: classification.polarity, value: classification.value, weight, categories: classification.categories });
@@ -137,6 +142,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
     }
   }
   for (const [workspaceId, items] of docItems) out.documents.push({ workspaceId, tallies: documentTallies(items) });
+  out.hourly = [...hourly.values()];
   return out;
 }
 

@@ -6,7 +6,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { OUTBOUND_EVENT_TYPES } from '../../emit/outbound-message.js';
+import { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '../../emit/outbound-message.js';
+import { WEBHOOK_FORMATS } from '../../emit/webhook-formats.js';
 import { forbiddenUrlClass } from '../../emit/safe-address.js';
 import { generateWebhookSecret } from '../../emit/webhook-signature.js';
 import {
@@ -43,9 +44,21 @@ const createBody = z.strictObject({
     .max(SECRET_MAX_LENGTH)
     .optional()
     .describe('The signing secret; generated (whsec_…) when absent'),
+  format: z
+    .enum(WEBHOOK_FORMATS)
+    .default('feedloop')
+    .describe('How bodies are written: feedloop events, an Alertmanager webhook body, or a Slack message (the last two for alert.* events only)'),
 });
 
-const webhookView = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum(OUTBOUND_EVENT_TYPES)), createdAt: z.string() });
+const alertEventTypes: ReadonlySet<string> = new Set(ALERT_EVENT_TYPES);
+
+const webhookView = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(OUTBOUND_EVENT_TYPES)),
+  format: z.enum(WEBHOOK_FORMATS),
+  createdAt: z.string(),
+});
 
 const deliveryView = z.object({
   id: z.number(),
@@ -69,7 +82,7 @@ const deliveriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(DEFAULT_PAGE),
 });
 
-const viewOf = (w: WebhookInfo): z.infer<typeof webhookView> => ({ id: w.id, url: w.url, events: w.events, createdAt: w.createdAt.toISOString() });
+const viewOf = (w: WebhookInfo): z.infer<typeof webhookView> => ({ id: w.id, url: w.url, events: w.events, format: w.format, createdAt: w.createdAt.toISOString() });
 
 const deliveryViewOf = (d: DeliveryInfo): z.infer<typeof deliveryView> => ({
   ...d,
@@ -93,7 +106,15 @@ export const webhookRoutes: FastifyPluginAsync<AppServices> = async (app, { db, 
       response: { 201: webhookView.extend({ secret: z.string() }) },
     },
     handler: async (request, reply) => {
-      const { url, events, secret } = request.body;
+      const { url, events, secret, format } = request.body;
+      const notAlert = events.find((e) => !alertEventTypes.has(e));
+      if (format !== 'feedloop' && notAlert !== undefined) {
+        throw new FeedloopError(
+          'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD',
+          `events: a ${format} webhook carries alert events only (${ALERT_EVENT_TYPES.join(', ')}), not ${notAlert}`,
+          { field: 'events' },
+        );
+      }
       const forbidden = await forbiddenUrlClass(url, { allowPrivate: config.webhookAllowPrivate });
       if (forbidden !== undefined) {
         throw new FeedloopError(
@@ -106,6 +127,7 @@ export const webhookRoutes: FastifyPluginAsync<AppServices> = async (app, { db, 
         url,
         events: [...new Set(events)],
         secret: secret ?? generateWebhookSecret(),
+        format,
         maxPerWorkspace: config.webhookMaxPerWorkspace,
       });
       return reply.status(201).send({ ...viewOf(created), secret: created.secret });

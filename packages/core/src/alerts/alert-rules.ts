@@ -1,0 +1,170 @@
+/**
+ * Quality-alert rules: their JSON shape, validation and the Phase 4.1 defaults (satisfaction below
+ * 70 % warns, below 50 % is critical, an error category above 2× its baseline, plus correction and
+ * escalation rates). Every rate and rate threshold is a percentage 0–100; a category spike's
+ * threshold is a factor over its baseline. `docs/alerts.md` describes each field.
+ *
+ * @module
+ */
+import { z } from 'zod';
+
+/** What a rule watches. */
+export const ALERT_RULE_KINDS = ['satisfaction', 'category_spike', 'correction_rate', 'escalation_rate'] as const;
+/** One of {@link ALERT_RULE_KINDS}. */
+export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
+/** Phase 4.1 severities. */
+export const ALERT_SEVERITIES = ['warning', 'critical'] as const;
+/** One of {@link ALERT_SEVERITIES}. */
+export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
+
+/** The rolling window of Phase 4.1, in hours. */
+export const DEFAULT_WINDOW_HOURS = 24;
+/** The longest rolling window: a week of hourly buckets. */
+export const MAX_WINDOW_HOURS = 168;
+/** Rated responses (or responses, sessions) a window needs before a rule judges it. */
+export const DEFAULT_MIN_SAMPLE = 30;
+/** Days before the window that make a category's baseline. */
+export const DEFAULT_BASELINE_DAYS = 7;
+/** The longest baseline a rule may ask for (the hourly counts are kept a little longer). */
+export const MAX_BASELINE_DAYS = 14;
+/** Negatives naming a category in the window before a spike of it counts (a baseline of 0 would make one event a spike). */
+export const DEFAULT_MIN_COUNT = 5;
+/** Default hysteresis of a rate rule, in percentage points. */
+export const DEFAULT_RATE_HYSTERESIS = 5;
+/** Default hysteresis of a category spike, as a factor: 2× fires, 1.5× resolves. */
+export const DEFAULT_SPIKE_HYSTERESIS = 0.5;
+/** The longest `forSeconds`: a week. */
+export const MAX_FOR_SECONDS = 7 * 86_400;
+/** Rules one workspace may have. */
+export const MAX_ALERT_RULES = 50;
+/** The largest spike factor a rule may set. */
+export const MAX_SPIKE_FACTOR = 1_000;
+
+const PERCENT_MAX = 100;
+const MAX_MIN_SAMPLE = 1_000_000;
+
+const ruleInput = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1-64 lowercase letters, digits, - or _, starting with a letter or digit')
+    .describe('Unique in the workspace; part of every alert fingerprint of the rule'),
+  kind: z.enum(ALERT_RULE_KINDS).describe('What the rule watches'),
+  severity: z.enum(ALERT_SEVERITIES),
+  threshold: z
+    .number()
+    .describe('satisfaction: fires below it (%); correction_rate, escalation_rate: fires above it (%); category_spike: fires above this factor × baseline'),
+  windowHours: z.number().int().min(1).max(MAX_WINDOW_HOURS).default(DEFAULT_WINDOW_HOURS).describe('The rolling window, in hourly buckets (the current hour included)'),
+  minSample: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_MIN_SAMPLE)
+    .default(DEFAULT_MIN_SAMPLE)
+    .describe('Rated responses (satisfaction, category_spike), responses (correction_rate) or sessions (escalation_rate) in the window before it is judged'),
+  forSeconds: z.number().int().min(0).max(MAX_FOR_SECONDS).default(0).describe('How long the condition must hold (pending) before the alert fires'),
+  hysteresis: z
+    .number()
+    .min(0)
+    .optional()
+    .describe(`Margin past the threshold before a firing alert resolves: percentage points (default ${DEFAULT_RATE_HYSTERESIS}), or a factor for category_spike (default ${DEFAULT_SPIKE_HYSTERESIS})`),
+  baselineDays: z.number().int().min(1).max(MAX_BASELINE_DAYS).optional().describe(`category_spike only: days before the window that make the baseline (default ${DEFAULT_BASELINE_DAYS})`),
+  minCount: z.number().int().min(1).max(MAX_MIN_SAMPLE).optional().describe(`category_spike only: negatives naming the category in the window before it can spike (default ${DEFAULT_MIN_COUNT})`),
+  enabled: z.boolean().default(true),
+});
+
+/** A rule as a client writes it (defaults not yet applied). */
+export type AlertRuleInput = z.input<typeof ruleInput>;
+
+/** A rule with every default applied. */
+export interface AlertRule {
+  id: string;
+  kind: AlertRuleKind;
+  severity: AlertSeverity;
+  threshold: number;
+  windowHours: number;
+  minSample: number;
+  forSeconds: number;
+  hysteresis: number;
+  /** category_spike only. */
+  baselineDays?: number;
+  /** category_spike only. */
+  minCount?: number;
+  enabled: boolean;
+}
+
+/** The problem with one rule, or `undefined`: ranges that depend on the kind. */
+function kindProblem(rule: z.output<typeof ruleInput>): { path: string; message: string } | undefined {
+  const spike = rule.kind === 'category_spike';
+  if (!spike && rule.baselineDays !== undefined) return { path: 'baselineDays', message: 'only a category_spike rule has a baseline' };
+  if (!spike && rule.minCount !== undefined) return { path: 'minCount', message: 'only a category_spike rule has a minCount' };
+  const hysteresis = rule.hysteresis ?? (spike ? DEFAULT_SPIKE_HYSTERESIS : DEFAULT_RATE_HYSTERESIS);
+  if (spike) {
+    if (!(rule.threshold > 1 && rule.threshold <= MAX_SPIKE_FACTOR)) return { path: 'threshold', message: `a spike factor must be above 1 and at most ${MAX_SPIKE_FACTOR}` };
+    if (hysteresis >= rule.threshold) return { path: 'hysteresis', message: 'must be below the threshold (the alert resolves at threshold − hysteresis times the baseline)' };
+    return undefined;
+  }
+  if (!(rule.threshold >= 0 && rule.threshold <= PERCENT_MAX)) return { path: 'threshold', message: 'a rate threshold is a percentage from 0 to 100' };
+  // Otherwise the resolve level lies outside 0–100 and a firing alert could never resolve.
+  if (rule.kind === 'satisfaction' && rule.threshold + hysteresis > PERCENT_MAX) return { path: 'hysteresis', message: 'threshold + hysteresis must be at most 100' };
+  if (rule.kind !== 'satisfaction' && rule.threshold - hysteresis < 0) return { path: 'hysteresis', message: 'threshold − hysteresis must be at least 0' };
+  return undefined;
+}
+
+/** One rule: the fields, then the ranges that depend on its kind; defaults applied. */
+export const alertRuleSchema = ruleInput
+  .superRefine((rule, ctx) => {
+    const problem = kindProblem(rule);
+    if (problem) ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+  })
+  .transform((rule): AlertRule => {
+    const spike = rule.kind === 'category_spike';
+    const { baselineDays, minCount, hysteresis, ...rest } = rule;
+    return {
+      ...rest,
+      hysteresis: hysteresis ?? (spike ? DEFAULT_SPIKE_HYSTERESIS : DEFAULT_RATE_HYSTERESIS),
+      ...(spike ? { baselineDays: baselineDays ?? DEFAULT_BASELINE_DAYS, minCount: minCount ?? DEFAULT_MIN_COUNT } : {}),
+    };
+  });
+
+/** A workspace's rule set, as `PUT /v1/alert-rules` takes it: ids unique, at most {@link MAX_ALERT_RULES}. */
+export const alertRuleSetSchema = z.strictObject({
+  rules: z
+    .array(alertRuleSchema)
+    .max(MAX_ALERT_RULES)
+    .superRefine((rules, ctx) => {
+      const seen = new Set<string>();
+      rules.forEach((rule, i) => {
+        if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate rule id ${JSON.stringify(rule.id)}` });
+        seen.add(rule.id);
+      });
+    }),
+});
+
+/**
+ * The rules of a workspace that never set any: Phase 4.1's satisfaction levels and category
+ * spike, and the Feedback-and-RLHF monitoring rates (a correction rate above 20 % or an
+ * escalation rate above 10 % warns).
+ *
+ * @example
+ * defaultAlertRules().map((r) => r.id)
+ * // ['satisfaction-warning', 'satisfaction-critical', 'category-spike', 'correction-rate', 'escalation-rate']
+ */
+export function defaultAlertRules(): AlertRule[] {
+  const base = { windowHours: DEFAULT_WINDOW_HOURS, minSample: DEFAULT_MIN_SAMPLE, forSeconds: 0, hysteresis: DEFAULT_RATE_HYSTERESIS, enabled: true };
+  return [
+    { ...base, id: 'satisfaction-warning', kind: 'satisfaction', severity: 'warning', threshold: 70 },
+    { ...base, id: 'satisfaction-critical', kind: 'satisfaction', severity: 'critical', threshold: 50 },
+    {
+      ...base,
+      id: 'category-spike',
+      kind: 'category_spike',
+      severity: 'warning',
+      threshold: 2,
+      hysteresis: DEFAULT_SPIKE_HYSTERESIS,
+      baselineDays: DEFAULT_BASELINE_DAYS,
+      minCount: DEFAULT_MIN_COUNT,
+    },
+    { ...base, id: 'correction-rate', kind: 'correction_rate', severity: 'warning', threshold: 20 },
+    { ...base, id: 'escalation-rate', kind: 'escalation_rate', severity: 'warning', threshold: 10 },
+  ];
+}
