@@ -13,7 +13,7 @@ class RecordingQueue extends MemoryQueue<PipelineJobs> {
   }
 }
 
-const config = { redisUrl: undefined, redisPrefix: 'fl', pipelineBatch: 4, sweepIntervalMs: 60_000, sweepGraceMs: 60_000, rollupIntervalMs: 60_000, webhookAllowPrivate: false };
+const config = { redisUrl: undefined, redisPrefix: 'fl', pipelineBatch: 4, sweepIntervalMs: 60_000, sweepGraceMs: 60_000, rollupIntervalMs: 60_000, alertIntervalMs: 60_000, webhookAllowPrivate: false };
 const keys = (from: number, n: number): EventKey[] => Array.from({ length: n }, (_, i) => ['ws', `e${from + i}`]);
 
 describe('Pipeline.enqueue', () => {
