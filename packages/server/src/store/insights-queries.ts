@@ -25,7 +25,7 @@ export const INSIGHT_EVENTS_SQL = `SELECT e.id, e.type, e.payload->>'format' AS 
             CASE WHEN e.type = 'correction' THEN left(e.payload->>'corrected', $6) END AS corrected,
             left(COALESCE(e.payload->>'comment', e.payload->>'note', e.payload->>'reason'), $7) AS comment,
             CASE WHEN e.type IN ('rating', 'rate_usefulness') THEN (e.payload->>'rating')::int END AS rating,
-            r.agent, r.model, r.query_type
+            r.agent, r.model, r.query_type AS "queryType"
        FROM (SELECT id, type, payload, response_id, occurred_at FROM feedback_events
               WHERE workspace_id = $1
                 AND (type IN ('correction', 'escalation', 'thumbs_down', 'rating', 'rate_usefulness') OR payload ?| array['comment', 'note', 'reason'])
@@ -51,19 +51,6 @@ export interface InsightEvent {
   queryType: string | null;
 }
 
-interface InsightEventRow {
-  id: string;
-  type: string;
-  format: string | null;
-  original: string | null;
-  corrected: string | null;
-  comment: string | null;
-  rating: number | null;
-  agent: string | null;
-  model: string | null;
-  query_type: string | null;
-}
-
 /**
  * The newest counted events of `[from, to)` (by occurrence) that carry a correction, a comment
  * (`comment`, `note`, `reason`), a rating or an escalation, at most `limit` of them (newest first),
@@ -83,7 +70,7 @@ export async function readInsightEvents(
   options: { limit?: number; commentsOnly?: boolean } = {},
 ): Promise<{ events: InsightEvent[]; sampled: boolean }> {
   const limit = options.limit ?? INSIGHT_EVENTS_LIMIT;
-  const rows = await db.query<InsightEventRow>(INSIGHT_EVENTS_SQL, [
+  const rows = await db.query<InsightEvent>(INSIGHT_EVENTS_SQL, [
     workspaceId,
     from.toISOString(),
     to.toISOString(),
@@ -92,22 +79,7 @@ export async function readInsightEvents(
     CORRECTION_TEXT_CHARS,
     COMMENT_CHARS,
   ]);
-  const sampled = rows.length > limit;
-  return {
-    sampled,
-    events: rows.slice(0, limit).map((r) => ({
-      id: r.id,
-      type: r.type,
-      format: r.format,
-      original: r.original,
-      corrected: r.corrected,
-      comment: r.comment,
-      rating: r.rating,
-      agent: r.agent,
-      model: r.model,
-      queryType: r.query_type,
-    })),
-  };
+  return { events: rows.slice(0, limit), sampled: rows.length > limit };
 }
 
 /** Sums of the daily rollup for one agent, model or query type over a range of days. */
