@@ -95,8 +95,10 @@ export {
 export { wilsonInterval, type ProportionInterval } from './stats/wilson.js';
 export {
   EVENT_SAMPLE_SIZE,
-  correctionPatterns,
+  classifyCorrection,
+  countCorrectionPatterns,
   eventSample,
+  type ClassifiedCorrection,
   type CorrectionPattern,
   type CorrectionText,
   type EventSample,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { correctionPatterns, eventSample } from '../src/insights/correction-patterns.js';
+import { classifyCorrection, countCorrectionPatterns, eventSample, type CorrectionText } from '../src/insights/correction-patterns.js';
+
+const correctionPatterns = (cs: CorrectionText[]) => countCorrectionPatterns(cs.map(classifyCorrection));
 import { highestEscalation, lowestSatisfaction } from '../src/insights/rankings.js';
 
 describe('lowestSatisfaction', () => {
@@ -42,7 +44,7 @@ describe('highestEscalation', () => {
   });
 });
 
-describe('correctionPatterns', () => {
+describe('classifyCorrection and countCorrectionPatterns', () => {
   it('counts kinds per format with shares, events and tables', () => {
     const patterns = correctionPatterns([
       { eventId: 'e1', original: 'SELECT * FROM sales', corrected: "SELECT * FROM sales WHERE region = 'EU'", format: 'sql' },

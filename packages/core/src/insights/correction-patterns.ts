@@ -61,35 +61,59 @@ function isSql(c: CorrectionText): boolean {
   return looksLikeSql(c.original) && looksLikeSql(c.corrected);
 }
 
+/** One correction classified: its format and the kinds it shows. */
+export interface ClassifiedCorrection {
+  eventId: string;
+  format: 'sql' | 'text';
+  /** For SQL: whether both queries parsed (else the kinds are text kinds). */
+  parsed: boolean;
+  kinds: Array<SqlChangeKind | TextEditKind>;
+  /** SQL only: the tables the corrected query reads. */
+  tables: string[];
+}
+
 /**
- * Classifies corrections and counts their patterns, most frequent first (ties: SQL before text,
+ * Classifies one correction: SQL changes when it is SQL, text edit kinds otherwise. An SQL
+ * correction costs two parses (about 0.25 ms each for a short query): callers with many should
+ * classify in slices and yield between them.
+ *
+ * @example
+ * classifyCorrection({ eventId: 'e1', original: 'SELECT * FROM t', corrected: 'SELECT * FROM t LIMIT 5', format: 'sql' })
+ * // { eventId: 'e1', format: 'sql', parsed: true, kinds: ['limit_changed'], tables: ['t'] }
+ */
+export function classifyCorrection(c: CorrectionText): ClassifiedCorrection {
+  if (!isSql(c)) return { eventId: c.eventId, format: 'text', parsed: false, kinds: textEditKinds(c.original, c.corrected), tables: [] };
+  const change = sqlChanges(c.original, c.corrected);
+  return { eventId: c.eventId, format: 'sql', parsed: change.parsed, kinds: change.kinds, tables: change.tables };
+}
+
+/**
+ * Counts the patterns of classified corrections, most frequent first (ties: SQL before text,
  * then kind). Unchanged corrections (same text) show no kind.
  *
  * @example
- * correctionPatterns([{ eventId: 'e1', original: 'SELECT * FROM t', corrected: 'SELECT * FROM t LIMIT 5', format: 'sql' }])
+ * countCorrectionPatterns([classifyCorrection({ eventId: 'e1', original: 'SELECT * FROM t', corrected: 'SELECT * FROM t LIMIT 5', format: 'sql' })])
  * // [{ format: 'sql', kind: 'limit_changed', parsed: true, count: 1, share: 100, events: { count: 1, sample: ['e1'] }, tables: [{ table: 't', count: 1 }] }]
  */
-export function correctionPatterns(corrections: readonly CorrectionText[]): CorrectionPattern[] {
+export function countCorrectionPatterns(corrections: readonly ClassifiedCorrection[]): CorrectionPattern[] {
   const groups = new Map<string, { format: 'sql' | 'text'; kind: SqlChangeKind | TextEditKind; parsed: boolean; ids: string[]; tables: Map<string, number> }>();
   const totals = { sql: 0, text: 0 };
   for (const c of corrections) {
-    const sql = isSql(c);
-    const format = sql ? 'sql' : 'text';
+    const { format } = c;
     totals[format]++;
-    const change = sql ? sqlChanges(c.original, c.corrected) : { parsed: false, kinds: textEditKinds(c.original, c.corrected), tables: [] };
-    for (const kind of change.kinds) {
-      const key = `${format}:${change.parsed}:${kind}`;
+    for (const kind of c.kinds) {
+      const key = `${format}:${c.parsed}:${kind}`;
       let g = groups.get(key);
-      if (!g) groups.set(key, (g = { format, kind, parsed: change.parsed, ids: [], tables: new Map() }));
+      if (!g) groups.set(key, (g = { format, kind, parsed: c.parsed, ids: [], tables: new Map() }));
       g.ids.push(c.eventId);
-      for (const t of change.tables) g.tables.set(t, (g.tables.get(t) ?? 0) + 1);
+      for (const t of c.tables) g.tables.set(t, (g.tables.get(t) ?? 0) + 1);
     }
   }
   return [...groups.values()]
     .map((g): CorrectionPattern => ({
       format: g.format,
       kind: g.kind,
-      parsed: g.format === 'sql' ? g.parsed : false,
+      parsed: g.parsed,
       count: g.ids.length,
       share: (100 * g.ids.length) / totals[g.format],
       events: eventSample(g.ids),

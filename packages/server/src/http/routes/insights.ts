@@ -5,13 +5,17 @@
  * behind it. The route reads (the bounded event read and the rollup sums, store/insights-queries.ts)
  * and hands everything to core's pure classifiers and rankings. Definitions: docs/insights.md.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
-  correctionPatterns,
+  classifyCorrection,
+  countCorrectionPatterns,
   eventSample,
   highestEscalation,
   lowestSatisfaction,
   risingThemes,
   utcDay,
+  type ClassifiedCorrection,
+  type CorrectionText,
   type EventSample,
   type Ranking,
 } from '@feedloop/core';
@@ -29,6 +33,13 @@ const MAX_DAYS = 366;
 /** Entries per ranking and themes listed. */
 const LISTED = 10;
 const DAY_MS = 86_400_000;
+/**
+ * Corrections classified per report at most (the newest): an SQL correction costs two parses,
+ * about half a millisecond, so a thousand is about half a second of work.
+ */
+export const CORRECTIONS_CLASSIFIED = 1_000;
+/** Corrections classified between two yields to the event loop, so other requests are served meanwhile. */
+const CLASSIFY_SLICE = 50;
 
 const day = z
   .string()
@@ -94,9 +105,10 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
       const events = current.events;
 
       const corrections = events.filter((e) => e.type === 'correction' && e.original !== null && e.corrected !== null);
-      const patterns = correctionPatterns(
-        corrections.map((e) => ({ eventId: e.id, original: e.original ?? '', corrected: e.corrected ?? '', format: e.format })),
-      ).slice(0, 2 * LISTED);
+      const classified = await classifyInSlices(
+        corrections.slice(0, CORRECTIONS_CLASSIFIED).map((e) => ({ eventId: e.id, original: e.original ?? '', corrected: e.corrected ?? '', format: e.format })),
+      );
+      const patterns = countCorrectionPatterns(classified).slice(0, 2 * LISTED);
 
       const satisfaction = (dimension: 'agent' | 'model') => {
         const ranking = lowestSatisfaction(
@@ -123,7 +135,11 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
         to,
         previousPeriod: previous,
         eventsRead: { current: events.length, previous: before.events.length, limit: INSIGHT_EVENTS_LIMIT, sampled: current.sampled || before.sampled },
-        correctionPatterns: { corrections: corrections.length, sampled: current.sampled, patterns },
+        correctionPatterns: {
+          corrections: classified.length,
+          sampled: current.sampled || corrections.length > classified.length,
+          patterns,
+        },
         lowestSatisfaction: { agents: satisfaction('agent'), models: satisfaction('model') },
         highestEscalation: { queryTypes: escalation },
         risingThemes: {
@@ -139,4 +155,13 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
 
 function withEvents<T>(ranking: Ranking<T>, events: (item: T) => EventSample): Ranking<T & { events: EventSample }> {
   return { ...ranking, ranked: ranking.ranked.map((item) => ({ ...item, events: events(item) })) };
+}
+
+async function classifyInSlices(corrections: readonly CorrectionText[]): Promise<ClassifiedCorrection[]> {
+  const out: ClassifiedCorrection[] = [];
+  for (let i = 0; i < corrections.length; i += CLASSIFY_SLICE) {
+    if (i > 0) await yieldToEventLoop();
+    for (const c of corrections.slice(i, i + CLASSIFY_SLICE)) out.push(classifyCorrection(c));
+  }
+  return out;
 }
