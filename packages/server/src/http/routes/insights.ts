@@ -37,22 +37,28 @@ const DAY_MS = 86_400_000;
  * Corrections classified per report at most (the newest): an SQL correction costs two parses,
  * about half a millisecond, so a thousand is about half a second of work.
  */
-export const CORRECTIONS_CLASSIFIED = 1_000;
+const CORRECTIONS_CLASSIFIED = 1_000;
 /** Corrections classified between two yields to the event loop, so other requests are served meanwhile. */
 const CLASSIFY_SLICE = 50;
 
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC day, YYYY-MM-DD')
-  .refine((d) => {
-    // Date.parse rolls 2026-02-30 over to March and gives NaN for month 13: both are refused.
-    const at = Date.parse(`${d}T00:00:00Z`);
-    return Number.isFinite(at) && utcDay(new Date(at)) === d;
-  }, 'is not a calendar day');
+/**
+ * Whether a string is a calendar day `YYYY-MM-DD` of the years 1970-9998 (Date.parse rolls
+ * 2026-02-30 over to March and gives NaN for month 13; the years keep the previous period and the
+ * day after `to` within what both JavaScript's ISO strings and Postgres read).
+ */
+function isDay(d: string): boolean {
+  const at = Date.parse(`${d}T00:00:00Z`);
+  const year = Number(d.slice(0, 4));
+  return /^\d{4}-\d{2}-\d{2}$/.test(d) && year >= 1970 && year <= 9998 && Number.isFinite(at) && utcDay(new Date(at)) === d;
+}
+
+const day = z.string().refine(isDay, 'must be a UTC calendar day, YYYY-MM-DD, of the years 1970-9998');
 
 const query = z
   .strictObject({ from: day.optional(), to: day.optional() })
   .superRefine((q, ctx) => {
+    // zod runs this even when a field failed above: the range is only judged between valid days.
+    if ((q.from !== undefined && !isDay(q.from)) || (q.to !== undefined && !isDay(q.to))) return;
     const { from, to } = rangeOf(q, new Date());
     if (from > to) ctx.addIssue({ code: 'custom', path: ['from'], message: `must not be after to (${to})` });
     else if (daysBetween(from, to) + 1 > MAX_DAYS) ctx.addIssue({ code: 'custom', path: ['from'], message: `the range may span at most ${MAX_DAYS} days` });
