@@ -95,7 +95,7 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
   r.get('/v1/insights', {
     schema: {
       summary: 'Insights: correction patterns, lowest satisfaction, highest escalation, rising themes (UTC days, default the last 30)',
-      tags: ['stats'],
+      tags: ['insights'],
       querystring: query,
     },
     handler: async (request) => {
