@@ -120,3 +120,35 @@ export {
 } from './alerts/evaluate-alerts.js';
 export { toQualityAlert, type QualityAlert, type QualityAlertType } from './compat/quality-alert.js';
 export { RATING_TYPES } from './signals/daily-metrics.js';
+export {
+  EVENT_SAMPLE_SIZE,
+  classifyCorrection,
+  countCorrectionPatterns,
+  eventSample,
+  type ClassifiedCorrection,
+  type CorrectionPattern,
+  type CorrectionText,
+  type EventSample,
+} from './insights/correction-patterns.js';
+export {
+  DEFAULT_MIN_SAMPLE,
+  highestEscalation,
+  lowestSatisfaction,
+  type EscalationRank,
+  type EscalationTotals,
+  type RateWithInterval,
+  type Ranking,
+  type RatingTotals,
+  type SatisfactionRank,
+} from './insights/rankings.js';
+export { SQL_CHANGE_KINDS, looksLikeSql, sqlChanges, type SqlChange, type SqlChangeKind } from './insights/sql-change.js';
+export { TEXT_EDIT_KINDS, textEditKinds, wordLcsLength, words, type TextEditKind } from './insights/text-edit.js';
+export { STOP_WORDS } from './insights/stop-words.js';
+export {
+  DEFAULT_MIN_THEME_SUPPORT,
+  MAX_PHRASE_WORDS,
+  commentPhrases,
+  risingThemes,
+  type CommentText,
+  type RisingTheme,
+} from './insights/themes.js';

@@ -12,6 +12,7 @@ import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
+import { insightsRoutes } from './routes/insights.js';
 import { responseRoutes } from './routes/responses.js';
 import { statsRoutes } from './routes/stats.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -88,5 +89,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(compatRoutes, services);
   await app.register(statsRoutes, services);
   await app.register(alertRoutes, services);
+  await app.register(insightsRoutes, services);
   return app;
 }

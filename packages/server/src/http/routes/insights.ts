@@ -1,0 +1,173 @@
+/**
+ * `GET /v1/insights?from=&to=`: the Feedback-and-RLHF seed's insights report for a workspace: the
+ * most common correction patterns, the agents and models with the lowest satisfaction, the query
+ * types with the highest escalation rate, and rising comment themes, each naming the events
+ * behind it. The route reads (the bounded event read and the rollup sums, store/insights-queries.ts)
+ * and hands everything to core's pure classifiers and rankings. Definitions: docs/insights.md.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import {
+  classifyCorrection,
+  countCorrectionPatterns,
+  eventSample,
+  highestEscalation,
+  lowestSatisfaction,
+  risingThemes,
+  utcDay,
+  type ClassifiedCorrection,
+  type CorrectionText,
+  type EventSample,
+  type Ranking,
+} from '@feedloop/core';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { INSIGHT_EVENTS_LIMIT, readDimensionTotals, readInsightEvents, type InsightEvent } from '../../store/insights-queries.js';
+import { authOf } from '../auth.js';
+import type { AppServices } from '../services.js';
+
+/** The default range: the last 30 days, today included. */
+const DEFAULT_DAYS = 30;
+/** The longest range a report covers (the event read stays bounded by its limit regardless). */
+const MAX_DAYS = 366;
+/** Entries per ranking and themes listed. */
+const LISTED = 10;
+const DAY_MS = 86_400_000;
+/**
+ * Corrections classified per report at most (the newest): an SQL correction costs two parses,
+ * about half a millisecond, so a thousand is about half a second of work.
+ */
+const CORRECTIONS_CLASSIFIED = 1_000;
+/** Corrections classified between two yields to the event loop, so other requests are served meanwhile. */
+const CLASSIFY_SLICE = 50;
+
+/**
+ * Whether a string is a calendar day `YYYY-MM-DD` of the years 1970-9998 (Date.parse rolls
+ * 2026-02-30 over to March and gives NaN for month 13; the years keep the previous period and the
+ * day after `to` within what both JavaScript's ISO strings and Postgres read).
+ */
+function isDay(d: string): boolean {
+  const at = Date.parse(`${d}T00:00:00Z`);
+  const year = Number(d.slice(0, 4));
+  return /^\d{4}-\d{2}-\d{2}$/.test(d) && year >= 1970 && year <= 9998 && Number.isFinite(at) && utcDay(new Date(at)) === d;
+}
+
+const day = z.string().refine(isDay, 'must be a UTC calendar day, YYYY-MM-DD, of the years 1970-9998');
+
+const query = z
+  .strictObject({ from: day.optional(), to: day.optional() })
+  .superRefine((q, ctx) => {
+    // zod runs this even when a field failed above: the range is only judged between valid days.
+    if ((q.from !== undefined && !isDay(q.from)) || (q.to !== undefined && !isDay(q.to))) return;
+    const { from, to } = rangeOf(q, new Date());
+    if (from > to) ctx.addIssue({ code: 'custom', path: ['from'], message: `must not be after to (${to})` });
+    else if (daysBetween(from, to) + 1 > MAX_DAYS) ctx.addIssue({ code: 'custom', path: ['from'], message: `the range may span at most ${MAX_DAYS} days` });
+  });
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
+function addDays(d: string, n: number): string {
+  return utcDay(new Date(Date.parse(`${d}T00:00:00Z`) + n * DAY_MS));
+}
+
+/** The asked days, defaults filled: `to` today (UTC), `from` 29 days before `to`. */
+function rangeOf(q: { from?: string | undefined; to?: string | undefined }, now: Date): { from: string; to: string } {
+  const to = q.to ?? utcDay(now);
+  return { from: q.from ?? addDays(to, -(DEFAULT_DAYS - 1)), to };
+}
+
+const startOf = (d: string) => new Date(`${d}T00:00:00Z`);
+
+/** Ids of the read events that match, as the sample beside a count taken from the rollup. */
+function sampleOf(events: readonly InsightEvent[], count: number, match: (e: InsightEvent) => boolean): EventSample {
+  return eventSample(events.filter(match).map((e) => e.id), count);
+}
+
+/** A negative rating: a thumbs down, or 1-2 stars (signals.md). */
+const isNegativeRating = (e: InsightEvent) => e.type === 'thumbs_down' || ((e.type === 'rating' || e.type === 'rate_usefulness') && e.rating !== null && e.rating <= 2);
+
+/** The insights route. */
+export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get('/v1/insights', {
+    schema: {
+      summary: 'Insights: correction patterns, lowest satisfaction, highest escalation, rising themes (UTC days, default the last 30)',
+      tags: ['insights'],
+      querystring: query,
+    },
+    handler: async (request) => {
+      const { workspaceId } = authOf(request);
+      const { from, to } = rangeOf(request.query, new Date());
+      const days = daysBetween(from, to) + 1;
+      const previous = { from: addDays(from, -days), to: addDays(from, -1) };
+      const [current, before, totals] = await Promise.all([
+        readInsightEvents(db, workspaceId, startOf(from), startOf(addDays(to, 1))),
+        readInsightEvents(db, workspaceId, startOf(previous.from), startOf(from), { commentsOnly: true }),
+        readDimensionTotals(db, workspaceId, from, to),
+      ]);
+      const events = current.events;
+
+      const corrections = events.filter((e) => e.type === 'correction' && e.original !== null && e.corrected !== null);
+      const classified = await classifyInSlices(
+        corrections.slice(0, CORRECTIONS_CLASSIFIED).map((e) => ({ eventId: e.id, original: e.original ?? '', corrected: e.corrected ?? '', format: e.format })),
+      );
+      const patterns = countCorrectionPatterns(classified).slice(0, 2 * LISTED);
+
+      const satisfaction = (dimension: 'agent' | 'model') => {
+        const ranking = lowestSatisfaction(
+          totals.filter((t) => t.dimension === dimension).map((t) => ({ name: t.value, positive: t.positive, negative: t.negative })),
+          { limit: LISTED },
+        );
+        return withEvents(ranking, (item) => sampleOf(events, item.negative, (e) => isNegativeRating(e) && e[dimension] === item.name));
+      };
+      const escalation = withEvents(
+        highestEscalation(
+          totals.filter((t) => t.dimension === 'query_type').map((t) => ({ name: t.value, sessions: t.sessions, escalated: t.escalated })),
+          { limit: LISTED },
+        ),
+        (item) => sampleOf(events, item.escalated, (e) => e.type === 'escalation' && e.queryType === item.name),
+      );
+
+      const comments = events.filter((e) => e.comment !== null).map((e) => ({ eventId: e.id, text: e.comment ?? '' }));
+      const previousComments = before.events.filter((e) => e.comment !== null).map((e) => ({ eventId: e.id, text: e.comment ?? '' }));
+      const themes = risingThemes(comments, previousComments, { limit: LISTED });
+
+      return {
+        workspaceId,
+        from,
+        to,
+        previousPeriod: previous,
+        eventsRead: { current: events.length, previous: before.events.length, limit: INSIGHT_EVENTS_LIMIT, sampled: current.sampled || before.sampled },
+        correctionPatterns: {
+          corrections: classified.length,
+          sampled: current.sampled || corrections.length > classified.length,
+          patterns,
+        },
+        lowestSatisfaction: { agents: satisfaction('agent'), models: satisfaction('model') },
+        highestEscalation: { queryTypes: escalation },
+        risingThemes: {
+          comments: comments.length,
+          previousComments: previousComments.length,
+          sampled: current.sampled || before.sampled,
+          themes: themes.map(({ eventIds, ...t }) => ({ ...t, events: eventSample(eventIds) })),
+        },
+      };
+    },
+  });
+};
+
+function withEvents<T>(ranking: Ranking<T>, events: (item: T) => EventSample): Ranking<T & { events: EventSample }> {
+  return { ...ranking, ranked: ranking.ranked.map((item) => ({ ...item, events: events(item) })) };
+}
+
+async function classifyInSlices(corrections: readonly CorrectionText[]): Promise<ClassifiedCorrection[]> {
+  const out: ClassifiedCorrection[] = [];
+  for (let i = 0; i < corrections.length; i += CLASSIFY_SLICE) {
+    if (i > 0) await yieldToEventLoop();
+    for (const c of corrections.slice(i, i + CLASSIFY_SLICE)) out.push(classifyCorrection(c));
+  }
+  return out;
+}

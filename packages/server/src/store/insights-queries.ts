@@ -1,0 +1,121 @@
+/**
+ * The reads behind GET /v1/insights: a bounded read of the events that carry texts and verdicts
+ * (corrections, comments, negative ratings, escalations) through the partial index of migration
+ * 0009, and sums of the daily rollup per agent, model and query type. Never a scan of all history.
+ */
+import type { SqlExecutor } from '../db/sql-client.js';
+
+/** Events read per period at most; the report says `sampled: true` when a period had more. */
+export const INSIGHT_EVENTS_LIMIT = 5_000;
+/** Characters of a correction's texts read (longer texts are compared on their start). */
+const CORRECTION_TEXT_CHARS = 10_000;
+/** Characters of a comment read. */
+const COMMENT_CHARS = 2_000;
+/** The latest an event may be received before it occurred: the future skew ingest allows (LIMITS.futureSkewMs). */
+const SKEW_INTERVAL = '5 minutes';
+
+/**
+ * The bounded read of {@link readInsightEvents}; exported so a test can check its plan. The
+ * first parenthesised condition is the predicate of the index feedback_events_insights, word for
+ * word (migration 0009): keep them identical, or the planner cannot prove the rows are in it.
+ * Parameters: workspace, from, to, limit, comments only, text and comment lengths.
+ */
+export const INSIGHT_EVENTS_SQL = `SELECT e.id, e.type, e.payload->>'format' AS format,
+            CASE WHEN e.type = 'correction' THEN left(COALESCE(e.payload->>'original', r.answer), $6) END AS original,
+            CASE WHEN e.type = 'correction' THEN left(e.payload->>'corrected', $6) END AS corrected,
+            left(COALESCE(e.payload->>'comment', e.payload->>'note', e.payload->>'reason'), $7) AS comment,
+            CASE WHEN e.type IN ('rating', 'rate_usefulness') THEN (e.payload->>'rating')::int END AS rating,
+            r.agent, r.model, r.query_type AS "queryType"
+       FROM (SELECT id, type, payload, response_id, occurred_at FROM feedback_events
+              WHERE workspace_id = $1
+                AND (type IN ('correction', 'escalation', 'thumbs_down', 'rating', 'rate_usefulness') OR payload ?| array['comment', 'note', 'reason'])
+                AND occurred_at >= $2 AND occurred_at < $3 AND received_at >= $2::timestamptz - interval '${SKEW_INTERVAL}'
+                AND duplicate_of IS NULL AND superseded_by IS NULL
+                AND ($5::boolean IS FALSE OR payload ?| array['comment', 'note', 'reason'])
+              ORDER BY occurred_at DESC
+              LIMIT $4) e
+       LEFT JOIN responses r ON r.workspace_id = $1 AND r.id = e.response_id
+      ORDER BY e.occurred_at DESC, e.id`;
+
+/** One event of the read, with its response's dimensions. */
+export interface InsightEvent {
+  id: string;
+  type: string;
+  format: string | null;
+  original: string | null;
+  corrected: string | null;
+  comment: string | null;
+  rating: number | null;
+  agent: string | null;
+  model: string | null;
+  queryType: string | null;
+}
+
+/**
+ * The newest counted events of `[from, to)` (by occurrence) that carry a correction, a comment
+ * (`comment`, `note`, `reason`), a rating or an escalation, at most `limit` of them (newest first),
+ * with `commentsOnly` those with a comment. A correction without its `original` is compared with
+ * its response's answer, as its edit distance was. The `received_at` bound only prunes months of
+ * the log: an event is received at the earliest five minutes before it occurred.
+ *
+ * @returns the events and whether the period held more than `limit`.
+ * @example
+ * await readInsightEvents(db, 'ws_1', new Date('2026-10-24'), new Date('2026-11-23'), { limit: 5000 })
+ */
+export async function readInsightEvents(
+  db: SqlExecutor,
+  workspaceId: string,
+  from: Date,
+  to: Date,
+  options: { limit?: number; commentsOnly?: boolean } = {},
+): Promise<{ events: InsightEvent[]; sampled: boolean }> {
+  const limit = options.limit ?? INSIGHT_EVENTS_LIMIT;
+  const rows = await db.query<InsightEvent>(INSIGHT_EVENTS_SQL, [
+    workspaceId,
+    from.toISOString(),
+    to.toISOString(),
+    limit + 1,
+    options.commentsOnly ?? false,
+    CORRECTION_TEXT_CHARS,
+    COMMENT_CHARS,
+  ]);
+  return { events: rows.slice(0, limit), sampled: rows.length > limit };
+}
+
+/** Sums of the daily rollup for one agent, model or query type over a range of days. */
+export interface DimensionTotals {
+  dimension: 'agent' | 'model' | 'query_type';
+  value: string;
+  positive: number;
+  negative: number;
+  sessions: number;
+  /** Escalated sessions: each day's stored escalation rate × its sessions, summed. */
+  escalated: number;
+}
+
+/**
+ * Sums `feedback_metrics_daily` per agent, model and query type over the UTC days
+ * `[fromDay, toDay]`: ratings, sessions and escalated sessions (from the stored
+ * `escalation_rate` and `total_sessions`, not recomputed from events).
+ *
+ * @example
+ * await readDimensionTotals(db, 'ws_1', '2026-10-24', '2026-11-22')
+ */
+export async function readDimensionTotals(db: SqlExecutor, workspaceId: string, fromDay: string, toDay: string): Promise<DimensionTotals[]> {
+  const rows = await db.query<{ dimension: DimensionTotals['dimension']; value: string; positive: string; negative: string; sessions: string; escalated: string }>(
+    `SELECT dimension, dimension_value AS value, sum(positive_ratings) AS positive, sum(negative_ratings) AS negative,
+            sum(total_sessions) AS sessions, sum(round(COALESCE(escalation_rate, 0) * total_sessions / 100)) AS escalated
+       FROM feedback_metrics_daily
+      WHERE workspace_id = $1 AND day >= $2::date AND day <= $3::date AND dimension IN ('agent', 'model', 'query_type')
+      GROUP BY dimension, dimension_value`,
+    [workspaceId, fromDay, toDay],
+  );
+  return rows.map((r) => ({
+    dimension: r.dimension,
+    value: r.value,
+    positive: Number(r.positive),
+    negative: Number(r.negative),
+    sessions: Number(r.sessions),
+    escalated: Number(r.escalated),
+  }));
+}
