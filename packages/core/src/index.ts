@@ -93,3 +93,37 @@ export {
   twoSidedZPValue,
 } from './stats/distributions.js';
 export { wilsonInterval, type ProportionInterval } from './stats/wilson.js';
+export {
+  DEFAULT_CONTROL,
+  DEFAULT_EXPERIMENT_METRIC,
+  DEFAULT_MIN_SAMPLE,
+  EXPERIMENT_METRICS,
+  defaultExperimentDefinition,
+  experimentDefinitionSchema,
+  type ExperimentDefinition,
+  type ExperimentMetric,
+} from './experiment-definition.js';
+export { statisticMean, statisticVariance, type SampleStatistic } from './stats/sample-statistic.js';
+export {
+  DEFAULT_ALPHA,
+  DEFAULT_SEQUENTIAL_TUNING,
+  effectMoments,
+  sequentialTTest,
+  welchTTest,
+  type EffectMoments,
+  type FrequentistResult,
+} from './stats/relative-lift.js';
+export { DEFAULT_PRIOR, bayesianEffectTest, type BayesianResult, type GaussianPrior } from './stats/bayesian-effect.js';
+export { SRM_THRESHOLD, sampleRatioMismatch, type SampleRatioResult } from './stats/sample-ratio.js';
+export {
+  VERDICTS,
+  analyzeExperiment,
+  emptyTotals,
+  metricStatistic,
+  type Comparison,
+  type ExperimentAnalysis,
+  type PercentInterval,
+  type VariantSummary,
+  type VariantTotals,
+  type Verdict,
+} from './stats/experiment-analysis.js';
