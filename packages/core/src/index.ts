@@ -127,3 +127,4 @@ export {
   type VariantTotals,
   type Verdict,
 } from './stats/experiment-analysis.js';
+export { RATING_TYPES } from './signals/daily-metrics.js';
