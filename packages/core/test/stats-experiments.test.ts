@@ -19,6 +19,19 @@ function moments(a: SampleStatistic, b: SampleStatistic): EffectMoments {
   return m;
 }
 
+/** The numbers of a result by path (`ci.0`, `risk.control`), so a whole result is checked at once. */
+function flatten(value: unknown, path = ''): Record<string, number> {
+  if (typeof value === 'number') return { [path]: value };
+  if (value === null || typeof value !== 'object') return {};
+  return Object.assign({}, ...Object.entries(value).map(([k, v]) => flatten(v, path === '' ? k : `${path}.${k}`)));
+}
+
+/** Every number `expected` gives matches `actual` to 4 decimals (the vectors have 5). */
+function expectNear(actual: object, expected: object): void {
+  const got = flatten(actual);
+  for (const [path, want] of Object.entries(flatten(expected))) expect(got[path], path).toBeCloseTo(want, 4);
+}
+
 describe('sufficient statistics (gbstats models/statistics.py)', () => {
   it('a mean metric has the unbiased sample variance, a proportion p(1 − p)', () => {
     // 10 units summing to 100 with squares 1002.25: mean 10, variance 2.25 / 9 = 0.25.
@@ -31,21 +44,13 @@ describe('frequentist relative lift (gbstats frequentist/tests.py)', () => {
   // tests/frequentist/test_tests.py TestTwoSidedTTest.test_two_sided_ttest
   it('two-sided Welch test on means', () => {
     const r = welchTTest(moments(mean(3407, 1396.87, 52377.9767), mean(3461, 2422.7, 134698.29)));
-    expect(r.lift).toBeCloseTo(0.70732, 4);
-    expect(r.standardError).toBeCloseTo(0.37879, 4);
-    expect(r.ci[0]).toBeCloseTo(-0.03526, 4);
-    expect(r.ci[1]).toBeCloseTo(1.44989, 4);
-    expect(r.pValue).toBeCloseTo(0.06191, 4);
+    expectNear(r, { lift: 0.70732, standardError: 0.37879, ci: [-0.03526, 1.44989], pValue: 0.06191 });
   });
 
   // tests/frequentist/test_tests.py TestTwoSidedTTest.test_two_sided_ttest_binom
   it('two-sided Welch test on proportions', () => {
     const r = welchTTest(moments(prop(28, 14), prop(30, 16)));
-    expect(r.lift).toBeCloseTo(0.06667, 4);
-    expect(r.standardError).toBeCloseTo(0.2717, 4);
-    expect(r.ci[0]).toBeCloseTo(-0.47767, 4);
-    expect(r.ci[1]).toBeCloseTo(0.61101, 4);
-    expect(r.pValue).toBeCloseTo(0.80707, 4);
+    expectNear(r, { lift: 0.06667, standardError: 0.2717, ci: [-0.47767, 0.61101], pValue: 0.80707 });
   });
 
   // tests/frequentist/test_tests.py TestTwoSidedTTest.test_two_sided_ttest_missing_variance: n = 2
@@ -59,21 +64,13 @@ describe('frequentist relative lift (gbstats frequentist/tests.py)', () => {
   it('sequential confidence sequence, tuning 1000', () => {
     const m = moments(mean(3000, 1396.87, 52377.9767), mean(3461, 2422.7, 134698.29));
     const r = sequentialTTest(m, 6461, 1000);
-    expect(r.lift).toBeCloseTo(0.50336, 4);
-    expect(r.standardError).toBeCloseTo(0.33341, 4);
-    expect(r.ci[0]).toBeCloseTo(-0.55844, 4);
-    expect(r.ci[1]).toBeCloseTo(1.56516, 4);
-    expect(r.pValue).toBeCloseTo(1, 4);
+    expectNear(r, { lift: 0.50336, standardError: 0.33341, ci: [-0.55844, 1.56516], pValue: 1 });
   });
 
   // tests/frequentist/test_tests.py TestSequentialTTest.test_sequential_test_runs_prop (default tuning 5000)
   it('sequential confidence sequence on proportions, default tuning', () => {
     const r = sequentialTTest(moments(prop(3000, 1396), prop(3461, 2422)), 6461);
-    expect(r.lift).toBeCloseTo(0.50386, 4);
-    expect(r.standardError).toBeCloseTo(0.03386, 4);
-    expect(r.ci[0]).toBeCloseTo(0.40098, 4);
-    expect(r.ci[1]).toBeCloseTo(0.60675, 4);
-    expect(r.pValue).toBeCloseTo(0, 4);
+    expectNear(r, { lift: 0.50386, standardError: 0.03386, ci: [0.40098, 0.60675], pValue: 0 });
   });
 
   // tests/frequentist/test_tests.py test_sequential_test_tuning_as_expected
@@ -99,37 +96,19 @@ describe('Bayesian effect test (gbstats bayesian/tests.py EffectBayesianABTest)'
   // tests/bayesian/test_tests.py TestNorm.test_bayesian_gaussian_ab_test
   it('gaussian metric, improper prior', () => {
     const r = bayesianEffectTest(moments(mean(10, 100, 1002.25), mean(10, 105, 1111.5)));
-    expect(r.lift).toBeCloseTo(0.05, 4);
-    expect(r.standardDeviation).toBeCloseTo(0.03572, 4);
-    expect(r.ci[0]).toBeCloseTo(-0.02, 4);
-    expect(r.ci[1]).toBeCloseTo(0.12, 4);
-    expect(r.chanceToWin).toBeCloseTo(0.91923, 4);
-    expect(r.risk.control).toBeCloseTo(0.05131, 4);
-    expect(r.risk.treatment).toBeCloseTo(0.00131, 4);
+    expectNear(r, { lift: 0.05, standardDeviation: 0.03572, ci: [-0.02, 0.12], chanceToWin: 0.91923, risk: { control: 0.05131, treatment: 0.00131 } });
   });
 
   // tests/bayesian/test_tests.py TestNorm.test_bayesian_gaussian_ab_test_informative
   it('gaussian metric, proper prior N(0.1, 0.1)', () => {
     const r = bayesianEffectTest(moments(mean(10, 100, 1002.25), mean(10, 105, 1111.5)), { prior: { mean: 0.1, variance: 0.1, proper: true } });
-    expect(r.lift).toBeCloseTo(0.05063, 4);
-    expect(r.standardDeviation).toBeCloseTo(0.03549, 4);
-    expect(r.ci[0]).toBeCloseTo(-0.01893, 4);
-    expect(r.ci[1]).toBeCloseTo(0.12019, 4);
-    expect(r.chanceToWin).toBeCloseTo(0.92315, 4);
-    expect(r.risk.control).toBeCloseTo(0.05186, 4);
-    expect(r.risk.treatment).toBeCloseTo(0.00123, 4);
+    expectNear(r, { lift: 0.05063, standardDeviation: 0.03549, ci: [-0.01893, 0.12019], chanceToWin: 0.92315, risk: { control: 0.05186, treatment: 0.00123 } });
   });
 
   // tests/bayesian/test_tests.py TestBinom.test_bayesian_binomial_ab_test
   it('proportions 49/100 against 51/100', () => {
     const r = bayesianEffectTest(moments(prop(100, 49), prop(100, 51)));
-    expect(r.lift).toBeCloseTo(0.04082, 4);
-    expect(r.standardDeviation).toBeCloseTo(0.14725, 4);
-    expect(r.ci[0]).toBeCloseTo(-0.24779, 4);
-    expect(r.ci[1]).toBeCloseTo(0.32943, 4);
-    expect(r.chanceToWin).toBeCloseTo(0.60918, 4);
-    expect(r.risk.control).toBeCloseTo(0.0814, 4);
-    expect(r.risk.treatment).toBeCloseTo(0.04058, 4);
+    expectNear(r, { lift: 0.04082, standardDeviation: 0.14725, ci: [-0.24779, 0.32943], chanceToWin: 0.60918, risk: { control: 0.0814, treatment: 0.04058 } });
   });
 
   it('an inverse metric wins when the effect is negative, and its risks swap', () => {
