@@ -128,3 +128,11 @@ export {
   type Verdict,
 } from './stats/experiment-analysis.js';
 export { RATING_TYPES } from './signals/daily-metrics.js';
+export {
+  NO_EXPERIMENT_FACTS,
+  addFacts,
+  emptyFactTotals,
+  experimentFacts,
+  type ExperimentFacts,
+  type FactTotals,
+} from './stats/experiment-facts.js';

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultExperimentDefinition } from '../src/experiment-definition.js';
 import { bayesianEffectTest } from '../src/stats/bayesian-effect.js';
 import { analyzeExperiment, emptyTotals, type VariantTotals } from '../src/stats/experiment-analysis.js';
+import { experimentFacts } from '../src/stats/experiment-facts.js';
 import { effectMoments, sequentialTTest, welchTTest, type EffectMoments } from '../src/stats/relative-lift.js';
 import { sampleRatioMismatch } from '../src/stats/sample-ratio.js';
 import { statisticVariance, type SampleStatistic } from '../src/stats/sample-statistic.js';
@@ -200,5 +201,28 @@ describe('analyzeExperiment', () => {
     expect(noControl.comparisons.every((c) => c.lift === null)).toBe(true);
     // The control was expected to take a third of the traffic and took none.
     expect(noControl.verdict).toBe('sample ratio mismatch: results unreliable');
+  });
+});
+
+describe('experimentFacts', () => {
+  it('a response is positive only when its positive ratings outnumber its negative ones', () => {
+    const up = { type: 'thumbs_up', polarity: 'positive', editDistance: null } as const;
+    const down = { type: 'rating', polarity: 'negative', editDistance: null } as const;
+    expect(experimentFacts([up, down], null)).toMatchObject({ rated: true, positive: false });
+    expect(experimentFacts([up, up, down], null)).toMatchObject({ rated: true, positive: true });
+    // An escalation has a polarity but is no rating.
+    expect(experimentFacts([{ type: 'escalation', polarity: 'negative', editDistance: null }], null)).toMatchObject({ rated: false, positive: false });
+  });
+
+  it('counts corrections and the edit distances of corrections and edits', () => {
+    const facts = experimentFacts(
+      [
+        { type: 'correction', polarity: 'negative', editDistance: 30 },
+        { type: 'edit', polarity: 'negative', editDistance: 10 },
+        { type: 'correction', polarity: 'negative', editDistance: null },
+      ],
+      -0.4,
+    );
+    expect(facts).toEqual({ rated: false, positive: false, corrected: true, edits: 2, editDistanceSum: 40, score: -0.4 });
   });
 });

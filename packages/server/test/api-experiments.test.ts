@@ -3,6 +3,7 @@
  * difference and a sample-ratio mismatch; and the Phase 4.1 FeedbackEntry tagging its response.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 for (const backend of BACKENDS) {
@@ -27,6 +28,12 @@ for (const backend of BACKENDS) {
       if (events.length > 0) expect((await send('POST', '/v1/feedback/batch', { events })).statusCode).toBe(207);
     };
 
+    /** Processing done and every dirty response rescored (the rescore keeps the experiment totals). */
+    const settle = async () => {
+      await t.services.pipeline.idle(20_000);
+      await rescoreDirtyResponses(t.db);
+    };
+
     beforeAll(async () => {
       t = await startTestApp(await backend.open(), {}, { worker: true });
       // A real difference: 50 % against 90 % satisfaction on 150 rated responses each.
@@ -35,7 +42,7 @@ for (const backend of BACKENDS) {
       // A skewed split with no declared weights: 100 against 200 responses.
       await variant('exp-srm', 'control', 100, 0, 0);
       await variant('exp-srm', 'B', 200, 0, 0);
-      await t.services.pipeline.idle(20_000);
+      await settle();
     }, 120_000);
     afterAll(async () => {
       await t.close();
@@ -153,9 +160,22 @@ for (const backend of BACKENDS) {
       expect(await tags('rag-untagged')).toEqual(['exp-rag', 'B']);
       expect(await tags('rag-tagged')).toEqual(['exp-own', 'A']);
       expect(await tags('rag-refused')).toEqual([null, null]);
-      await t.services.pipeline.idle(10_000);
+      await settle();
       const body = (await send('GET', '/v1/experiments/exp-rag')).json();
       expect(body.variants.find((v: { variant: string }) => v.variant === 'B')).toMatchObject({ responses: 1, rated: 1, positive: 1 });
+    });
+
+    it('a replaced vote moves the totals: a user who turns a thumbs up into a thumbs down is rated, not positive', async () => {
+      await send('POST', '/v1/responses', { id: 'flip-1', query: 'q', answer: 'a', experimentId: 'exp-flip', variant: 'control' });
+      await send('POST', '/v1/feedback', { id: 'flip-up', responseId: 'flip-1', type: 'thumbs_up', userId: 'u-flip' });
+      await settle();
+      const before = (await send('GET', '/v1/experiments/exp-flip')).json().variants[0];
+      expect([before.rated, before.positive]).toEqual([1, 1]);
+      await send('POST', '/v1/feedback', { id: 'flip-down', responseId: 'flip-1', type: 'thumbs_down', userId: 'u-flip' });
+      await settle();
+      const after = (await send('GET', '/v1/experiments/exp-flip')).json().variants[0];
+      expect([after.responses, after.rated, after.positive]).toEqual([1, 1, 0]);
+      expect(after.compositeScore).toBeLessThan(0);
     });
   });
 }

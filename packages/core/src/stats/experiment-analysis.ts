@@ -13,6 +13,7 @@
  */
 import type { ExperimentDefinition, ExperimentMetric } from '../experiment-definition.js';
 import { bayesianEffectTest } from './bayesian-effect.js';
+import { emptyFactTotals } from './experiment-facts.js';
 import { effectMoments, sequentialTTest, welchTTest } from './relative-lift.js';
 import { sampleRatioMismatch } from './sample-ratio.js';
 import { statisticMean, type SampleStatistic } from './sample-statistic.js';
@@ -228,5 +229,5 @@ export function analyzeExperiment(seen: readonly VariantTotals[], definition: Ex
  * emptyTotals('B').responses // 0
  */
 export function emptyTotals(variant: string): VariantTotals {
-  return { variant, responses: 0, rated: 0, positive: 0, corrected: 0, edits: 0, editDistanceSum: 0, scored: 0, scoreSum: 0, scoreSumSquares: 0 };
+  return { variant, responses: 0, ...emptyFactTotals() };
 }

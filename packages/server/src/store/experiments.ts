@@ -66,7 +66,8 @@ export async function listDeclaredExperiments(db: SqlExecutor, workspaceId: stri
 /**
  * Tags a response with an experiment and variant when it carries neither (a Phase 4.1
  * FeedbackEntry names them; the registration may not have). A response already tagged keeps its
- * tags: the registration is the source of truth.
+ * tags: the registration is the source of truth. A tagged response is marked for the rescore,
+ * which adds its feedback to its variant's totals.
  *
  * @returns whether the response was tagged.
  * @example
@@ -79,10 +80,14 @@ export async function tagResponseExperiment(
   tags: { experimentId?: string | undefined; variant?: string | undefined },
 ): Promise<boolean> {
   if (tags.experimentId === undefined && tags.variant === undefined) return false;
-  const rows = await db.query<{ id: string }>(
-    `UPDATE responses SET experiment_id = $3, variant = $4
-      WHERE workspace_id = $1 AND id = $2 AND experiment_id IS NULL AND variant IS NULL
-      RETURNING id`,
+  const rows = await db.query<{ response_id: string }>(
+    `WITH tagged AS (
+       UPDATE responses SET experiment_id = $3, variant = $4
+        WHERE workspace_id = $1 AND id = $2 AND experiment_id IS NULL AND variant IS NULL
+        RETURNING workspace_id, id)
+     INSERT INTO score_dirty AS d (workspace_id, response_id) SELECT workspace_id, id FROM tagged
+     ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1
+     RETURNING response_id`,
     [workspaceId, responseId, tags.experimentId ?? null, tags.variant ?? null],
   );
   return rows.length > 0;
