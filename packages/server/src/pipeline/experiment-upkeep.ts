@@ -6,8 +6,8 @@
  * Two rescores of one response may run at once (dirty marks are read without a lock), so the
  * previous facts are read `FOR UPDATE`, after a placeholder row (zero facts) is made for a
  * response seen for the first time: the second transaction waits for the first and then sees its
- * facts as the previous ones, and never counts a response twice. Rows are written in key order,
- * as the rest of the pipeline does, so concurrent runs do not deadlock.
+ * facts as the previous ones, and never counts a response twice. Rows are locked and written in
+ * key order, as the rest of the pipeline does, so concurrent runs do not deadlock.
  */
 import { addFacts, emptyFactTotals, NO_EXPERIMENT_FACTS, type FactTotals, type ExperimentFacts } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
@@ -32,6 +32,13 @@ interface FactsRow {
   score: number | null;
 }
 
+/**
+ * The batch is joined to the tables row by row (LATERAL, fenced with OFFSET 0), as the writer
+ * does: json_to_recordset is always guessed at 100 rows, and a plain join may scan a whole table
+ * per run (see ingest/feedback-writer.ts). Writes are upserts, probes by primary key.
+ */
+const PROBE = 'OFFSET 0';
+
 const key = (...parts: string[]): string => parts.join('\u0000');
 const byKey = <T extends { ws: string; rid: string }>(a: T, b: T): number => (a.ws === b.ws ? (a.rid < b.rid ? -1 : a.rid > b.rid ? 1 : 0) : a.ws < b.ws ? -1 : 1);
 
@@ -45,10 +52,10 @@ export async function updateExperimentTotals(tx: SqlExecutor, rescored: readonly
   if (rescored.length === 0) return;
   const batch = JSON.stringify([...rescored].sort(byKey).map((r) => ({ ws: r.ws, rid: r.rid })));
   const tagged = await tx.query<{ ws: string; rid: string; experiment_id: string; variant: string }>(
-    `SELECT r.workspace_id AS ws, r.id AS rid, r.experiment_id, r.variant
+    `SELECT x.ws, x.rid, r.experiment_id, r.variant
        FROM json_to_recordset($1::json) AS x(ws text, rid text)
-       JOIN responses r ON r.workspace_id = x.ws AND r.id = x.rid
-      WHERE r.experiment_id IS NOT NULL AND r.variant IS NOT NULL`,
+       CROSS JOIN LATERAL (SELECT experiment_id, variant FROM responses
+                            WHERE workspace_id = x.ws AND id = x.rid AND experiment_id IS NOT NULL AND variant IS NOT NULL ${PROBE}) AS r`,
     [batch],
   );
   if (tagged.length === 0) return;
@@ -61,12 +68,10 @@ export async function updateExperimentTotals(tx: SqlExecutor, rescored: readonly
     [taggedJson],
   );
   const previous = await tx.query<FactsRow>(
-    `SELECT f.workspace_id AS ws, f.response_id AS rid, f.experiment_id, f.variant, f.rated, f.positive, f.corrected, f.edits,
-            f.edit_distance_sum, f.score
-       FROM experiment_response_facts f
-       JOIN json_to_recordset($1::json) AS x(ws text, rid text) ON f.workspace_id = x.ws AND f.response_id = x.rid
-      ORDER BY f.workspace_id, f.response_id
-        FOR UPDATE OF f`,
+    `SELECT x.ws, x.rid, f.experiment_id, f.variant, f.rated, f.positive, f.corrected, f.edits, f.edit_distance_sum, f.score
+       FROM json_to_recordset($1::json) AS x(ws text, rid text)
+       CROSS JOIN LATERAL (SELECT * FROM experiment_response_facts
+                            WHERE workspace_id = x.ws AND response_id = x.rid FOR UPDATE) AS f`,
     [taggedJson],
   );
   const newFacts = new Map(rescored.map((r) => [key(r.ws, r.rid), r.facts]));
@@ -94,12 +99,14 @@ export async function updateExperimentTotals(tx: SqlExecutor, rescored: readonly
     written.push({ ws: old.ws, rid: old.rid, experiment_id: old.experiment_id, variant: old.variant, ...facts });
   }
   await tx.query(
-    `UPDATE experiment_response_facts AS f
-        SET rated = x.rated, positive = x.positive, corrected = x.corrected, edits = x.edits,
-            edit_distance_sum = x."editDistanceSum", score = x.score
-       FROM json_to_recordset($1::json) AS x(ws text, rid text, rated boolean, positive boolean, corrected boolean, edits int,
-                                            "editDistanceSum" double precision, score double precision)
-      WHERE f.workspace_id = x.ws AND f.response_id = x.rid`,
+    `INSERT INTO experiment_response_facts (workspace_id, response_id, experiment_id, variant, rated, positive, corrected, edits,
+                                            edit_distance_sum, score)
+     SELECT ws, rid, experiment_id, variant, rated, positive, corrected, edits, "editDistanceSum", score
+       FROM json_to_recordset($1::json) AS x(ws text, rid text, experiment_id text, variant text, rated boolean, positive boolean,
+                                            corrected boolean, edits int, "editDistanceSum" double precision, score double precision)
+     ON CONFLICT (workspace_id, response_id) DO UPDATE
+       SET rated = EXCLUDED.rated, positive = EXCLUDED.positive, corrected = EXCLUDED.corrected, edits = EXCLUDED.edits,
+           edit_distance_sum = EXCLUDED.edit_distance_sum, score = EXCLUDED.score`,
     [JSON.stringify(written)],
   );
   const rows = [...deltas.values()]
