@@ -29,6 +29,9 @@ for (const backend of BACKENDS) {
       expect(tables.map((t) => t.table_name)).toEqual([
         'api_keys',
         'document_effectiveness',
+        'experiment_response_facts',
+        'experiment_variant_totals',
+        'experiments',
         'feedback_current_votes',
         'feedback_event_ids',
         'feedback_events',
