@@ -127,7 +127,6 @@ export {
   type VariantTotals,
   type Verdict,
 } from './stats/experiment-analysis.js';
-export { RATING_TYPES } from './signals/daily-metrics.js';
 export {
   NO_EXPERIMENT_FACTS,
   addFacts,
