@@ -131,7 +131,7 @@ export {
   type EventSample,
 } from './insights/correction-patterns.js';
 export {
-  DEFAULT_MIN_SAMPLE,
+  RANKING_MIN_SAMPLE,
   highestEscalation,
   lowestSatisfaction,
   type EscalationRank,
@@ -152,3 +152,45 @@ export {
   type CommentText,
   type RisingTheme,
 } from './insights/themes.js';
+export {
+  DEFAULT_CONTROL,
+  DEFAULT_EXPERIMENT_METRIC,
+  DEFAULT_EXPERIMENT_MIN_SAMPLE,
+  EXPERIMENT_METRICS,
+  defaultExperimentDefinition,
+  experimentDefinitionSchema,
+  type ExperimentDefinition,
+  type ExperimentMetric,
+} from './experiment-definition.js';
+export { statisticMean, statisticVariance, type SampleStatistic } from './stats/sample-statistic.js';
+export {
+  DEFAULT_ALPHA,
+  DEFAULT_SEQUENTIAL_TUNING,
+  effectMoments,
+  sequentialTTest,
+  welchTTest,
+  type EffectMoments,
+  type FrequentistResult,
+} from './stats/relative-lift.js';
+export { DEFAULT_PRIOR, bayesianEffectTest, type BayesianResult, type GaussianPrior } from './stats/bayesian-effect.js';
+export { SRM_THRESHOLD, sampleRatioMismatch, type SampleRatioResult } from './stats/sample-ratio.js';
+export {
+  VERDICTS,
+  analyzeExperiment,
+  emptyTotals,
+  metricStatistic,
+  type Comparison,
+  type ExperimentAnalysis,
+  type PercentInterval,
+  type VariantSummary,
+  type VariantTotals,
+  type Verdict,
+} from './stats/experiment-analysis.js';
+export {
+  NO_EXPERIMENT_FACTS,
+  addFacts,
+  emptyFactTotals,
+  experimentFacts,
+  type ExperimentFacts,
+  type FactTotals,
+} from './stats/experiment-facts.js';

@@ -10,7 +10,7 @@
 import { wilsonInterval } from '../stats/wilson.js';
 
 /** Default minimum of rated responses (agents, models) or sessions (query types) to be ranked. */
-export const DEFAULT_MIN_SAMPLE = 30;
+export const RANKING_MIN_SAMPLE = 30;
 
 /** Ratings of one agent or model over the period, summed from the rollup. */
 export interface RatingTotals {
@@ -66,7 +66,7 @@ function percentInterval(successes: number, trials: number): RateWithInterval {
  * lowestSatisfaction([{ name: 'sql-agent', positive: 10, negative: 30 }]).ranked[0].satisfaction.upper // 39.8
  */
 export function lowestSatisfaction(totals: readonly RatingTotals[], options: { minSample?: number; limit?: number } = {}): Ranking<SatisfactionRank> {
-  const minSample = options.minSample ?? DEFAULT_MIN_SAMPLE;
+  const minSample = options.minSample ?? RANKING_MIN_SAMPLE;
   const ranked = totals
     .filter((t) => t.positive + t.negative >= minSample)
     .map((t) => ({ ...t, rated: t.positive + t.negative, satisfaction: percentInterval(t.positive, t.positive + t.negative) }))
@@ -87,7 +87,7 @@ export function lowestSatisfaction(totals: readonly RatingTotals[], options: { m
  * highestEscalation([{ name: 'billing', sessions: 50, escalated: 20 }]).ranked[0].escalation.lower // 27.6
  */
 export function highestEscalation(totals: readonly EscalationTotals[], options: { minSample?: number; limit?: number } = {}): Ranking<EscalationRank> {
-  const minSample = options.minSample ?? DEFAULT_MIN_SAMPLE;
+  const minSample = options.minSample ?? RANKING_MIN_SAMPLE;
   const ranked = totals
     .filter((t) => t.sessions >= minSample)
     .map((t) => ({ ...t, escalation: percentInterval(Math.min(t.escalated, t.sessions), t.sessions) }))

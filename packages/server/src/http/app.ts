@@ -10,6 +10,7 @@ import { installAuth } from './auth.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
+import { experimentRoutes } from './routes/experiments.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
 import { insightsRoutes } from './routes/insights.js';
@@ -90,5 +91,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(statsRoutes, services);
   await app.register(alertRoutes, services);
   await app.register(insightsRoutes, services);
+  await app.register(experimentRoutes, services);
   return app;
 }

@@ -9,6 +9,7 @@
 import {
   compositeScore,
   resolveWorkspaceSettings,
+  experimentFacts,
   type FeedbackEventType,
   type Polarity,
   type ScoredSignal,
@@ -16,6 +17,7 @@ import {
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import { batchSizerFor, yieldToRequests } from './batch-sizer.js';
+import { updateExperimentTotals } from './experiment-upkeep.js';
 
 /** Responses rescored per transaction at most: bounds the rows parsed at once. Embedded, a transaction is sized by time (batch-sizer.ts). */
 const RESCORE_BATCH = 200;
@@ -97,6 +99,11 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
            SET score = EXCLUDED.score, confidence = EXCLUDED.confidence, weight_sum = EXCLUDED.weight_sum,
                signal_count = EXCLUDED.signal_count, conflicts = EXCLUDED.conflicts, computed_at = EXCLUDED.computed_at`,
         [JSON.stringify(scores), now.toISOString()],
+      );
+      const signalsOf = new Map([...byResponse.values()].map((e) => [`${e.ws}\u0000${e.rid}`, e.signals]));
+      await updateExperimentTotals(
+        tx,
+        scores.map((s) => ({ ws: s.ws, rid: s.rid, facts: experimentFacts(signalsOf.get(`${s.ws}\u0000${s.rid}`) ?? [], s.score) })),
       );
       await tx.query(
         `DELETE FROM score_dirty AS d USING json_to_recordset($1::json) AS x(ws text, rid text, version bigint)

@@ -27,6 +27,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import type { FeedbackOutcome } from '../../ingest/feedback-writer.js';
+import { tagResponseExperiment } from '../../store/experiments.js';
 import { loadSessionFeedback } from '../../store/session-summary.js';
 import { authOf } from '../auth.js';
 import { chargeEvents } from '../public-limits.js';
@@ -65,6 +66,21 @@ const RLHF_ROUTES: ReadonlyArray<{ path: string; type?: RlhfFeedbackType; summar
   { path: '/api/v1/feedback/correction', type: 'correction', summary: 'RLHF seed: submit a correction; feedback_type defaults to correction (202)' },
   { path: '/api/v1/feedback/rating', type: 'rating', summary: 'RLHF seed: submit a 1-5 rating; feedback_type defaults to rating (202)' },
 ];
+
+/**
+ * The experiment and variant a Phase 4.1 entry names. The mapper keeps them in the event's
+ * metadata; read back from there, each is checked against the entry's own schema again, since
+ * the client's metadata could hold the same keys.
+ */
+function entryExperimentTags(event: FeedbackEvent): { experimentId?: string; variant?: string } {
+  const metadata = event.metadata ?? {};
+  const experimentId = ragFeedbackEntrySchema.shape.experimentId.safeParse(metadata.experimentId);
+  const variant = ragFeedbackEntrySchema.shape.variant.safeParse(metadata.variant);
+  const tags: { experimentId?: string; variant?: string } = {};
+  if (experimentId.success && experimentId.data !== undefined) tags.experimentId = experimentId.data;
+  if (variant.success && variant.data !== undefined) tags.variant = variant.data;
+  return tags;
+}
 
 /** The compatible routes. */
 export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { ingest, db, config }) => {
@@ -123,13 +139,18 @@ export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { inges
       description:
         'queryId names a registered response; explicit feedback is taken within the workspace feedback window (24 h by default). ' +
         'rating positive → thumbs_up, negative → thumbs_down with { category, comment }; query, answer, sources, experimentId ' +
-        'and variant are kept in metadata, the registered response being the source of truth.',
+        'and variant are kept in metadata, the registered response being the source of truth. experimentId and variant also tag ' +
+        'the response when it carries neither (a response registered with an experiment or variant keeps its own).',
       tags: TAGS,
       body: withValidator(ragFeedbackEntrySchema, mapRagFeedbackEntry),
       response: { 201: ragAcceptedSchema, 200: ragAcceptedSchema },
     },
     handler: async (request, reply) => {
       const outcome = await submit(request, RAG_FIELD_NAMES);
+      // After the entry is stored (or known), so a refused entry changes nothing. The body is the
+      // mapped event by now (the validator's value), as `submit` reads it.
+      const event = (request as FastifyRequest).body as FeedbackEvent;
+      await tagResponseExperiment(db, authOf(request).workspaceId, event.responseId, entryExperimentTags(event));
       // As /v1/responses: 201 when something was created, 200 when this entry was already known.
       return reply.status(outcome.status === 'accepted' ? 201 : 200).send({ id: outcome.id, status: outcome.status });
     },
