@@ -53,3 +53,7 @@ CREATE TABLE feedback_issue_counts (
 -- The rollup reads the responses registered on its day (the correction and escalation rates'
 -- population); without this it would scan the workspace's responses for every day rolled up.
 CREATE INDEX responses_created ON responses (workspace_id, created_at);
+
+-- The /metrics gauges read every workspace's whole-workspace rows of the last 7 days on a scrape;
+-- the primary key leads with workspace_id, so without this that read scans the whole table.
+CREATE INDEX feedback_metrics_daily_all_day ON feedback_metrics_daily (day) WHERE dimension = 'all';

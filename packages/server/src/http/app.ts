@@ -14,6 +14,7 @@ import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
 import { responseRoutes } from './routes/responses.js';
 import { statsRoutes } from './routes/stats.js';
+import { statsReportRoutes } from './routes/stats-report.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AppServices } from './services.js';
@@ -86,5 +87,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(webhookRoutes, services);
   await app.register(compatRoutes, services);
   await app.register(statsRoutes, services);
+  await app.register(statsReportRoutes, services);
   return app;
 }
