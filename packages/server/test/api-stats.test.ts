@@ -146,12 +146,46 @@ for (const backend of BACKENDS) {
       expect((await get('/v1/stats')).json()).toMatchObject({ total: 5, positive: 3 });
     });
 
+    it('recomputes a response’s registration day when a later correction arrives, idempotently', async () => {
+      const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+      const day = twoDaysAgo.toISOString().slice(0, 10);
+      await post('/v1/responses', { id: 's-old', query: 'old question', answer: 'old answer', createdAt: twoDaysAgo.toISOString() });
+      await t.db.query(`UPDATE workspaces SET settings = settings || '{"feedbackWindowHours": 100}' WHERE id = $1`, [t.workspaceId]);
+      t.services.keys.clear();
+      await rollupDirtyDays(t.db);
+      const rateOf = async () =>
+        (await t.db.query<{ correction_rate: string | null; total_events: number }>(
+          `SELECT correction_rate, total_events FROM feedback_metrics_daily WHERE workspace_id = $1 AND day = $2::date AND dimension = 'all'`,
+          [t.workspaceId, day],
+        ))[0];
+      expect(await rateOf()).toMatchObject({ total_events: 0 });
+      expect(Number((await rateOf())?.correction_rate)).toBe(0);
+      // The correction happens today: today's events, the old day's correction rate.
+      expect((await post('/v1/feedback', { id: 's-e8', responseId: 's-old', type: 'correction', payload: { corrected: 'new answer' } })).statusCode).toBe(202);
+      await t.services.pipeline.idle(10_000);
+      const rolled = await rollupDirtyDays(t.db);
+      expect(rolled).toContainEqual({ workspaceId: t.workspaceId, day });
+      expect(Number((await rateOf())?.correction_rate)).toBe(100);
+      const snapshot = () =>
+        Promise.all(
+          ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_issue_counts'].map((table) =>
+            t.db.query(`SELECT * FROM ${table} WHERE workspace_id = $1 ORDER BY 1, 2, 3, 4`, [t.workspaceId]).then((rows) =>
+              rows.map((r) => ({ ...(r as Record<string, unknown>), computed_at: undefined })),
+            ),
+          ),
+        );
+      const before = await snapshot();
+      await t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, $2::date), ($1, $3::date) ON CONFLICT DO NOTHING`, [t.workspaceId, day, today()]);
+      await rollupDirtyDays(t.db);
+      expect(await snapshot()).toEqual(before);
+    });
+
     it('publishes the monitoring rates per workspace on /metrics', async () => {
       const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
       for (const name of ['positive_rate', 'correction_rate', 'escalation_rate', 'response_time_ms']) {
         expect(text).toContain(`# TYPE feedloop_workspace_${name} gauge`);
       }
-      expect(text).toContain(`feedloop_workspace_correction_rate{workspace="${t.workspaceId}"} 25`);
+      expect(text).toContain(`feedloop_workspace_correction_rate{workspace="${t.workspaceId}"} 40`);
     });
   });
 }

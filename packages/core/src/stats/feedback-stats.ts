@@ -7,7 +7,7 @@
  * @module
  */
 import { meanOf, percentOf } from '../signals/daily-metrics.js';
-import { addSums, compareCodeUnits, emptySums, type StatsSums } from '../signals/stats-sums.js';
+import { addSumsInto, compareCodeUnits, emptySums, type StatsSums } from '../signals/stats-sums.js';
 import { trendOf, type Trend } from './trend.js';
 import { wilsonInterval } from './wilson.js';
 
@@ -92,7 +92,8 @@ export interface StatsReport extends StatsMeasures {
   /** Negative events per error category, most frequent first, with each one's share of them. */
   errorCategories: Array<{ category: string; count: number; share: number }>;
   trend: Trend;
-  groupBy: StatsGroupBy;
+  /** null when the request did not group. */
+  groupBy: StatsGroupBy | null;
   groups: Array<{ key: string } & StatsMeasures>;
   baseline: StatsBaseline;
 }
@@ -108,7 +109,8 @@ export interface StatsInput {
   to: string;
   /** The selection's sums per day; days may be missing (nothing happened). */
   days: ReadonlyArray<{ day: string; sums: StatsSums }>;
-  groupBy: StatsGroupBy;
+  /** null: no groups. */
+  groupBy: StatsGroupBy | null;
   /** For an agent, model, queryType or variant groupBy: the sums per value over the range. */
   groups?: ReadonlyArray<{ key: string; sums: StatsSums }>;
   /** Negative ratings per normalized query over the range, any order. */
@@ -128,30 +130,43 @@ export interface StatsInput {
 export function buildStatsReport(input: StatsInput): StatsReport {
   const dates = daysBetween(input.from, input.to);
   const byDate = new Map<string, StatsSums>();
-  for (const d of input.days) byDate.set(d.day, addSums(byDate.get(d.day) ?? emptySums(), d.sums));
+  for (const d of input.days) {
+    const into = byDate.get(d.day);
+    if (into === undefined) byDate.set(d.day, addSumsInto(emptySums(), d.sums));
+    else addSumsInto(into, d.sums);
+  }
   const perDay = dates.map((date) => ({ date, sums: byDate.get(date) ?? emptySums() }));
-  const total = perDay.reduce((acc, d) => addSums(acc, d.sums), emptySums());
+  const total = emptySums();
+  for (const d of perDay) addSumsInto(total, d.sums);
 
+  // Rolling 7-day satisfaction from running totals of the two counts it needs.
+  const runningPositive: number[] = [];
+  const runningNegative: number[] = [];
   const byDay: StatsDayPoint[] = perDay.map((d, i) => {
-    const window = perDay.slice(Math.max(0, i - ROLLING_DAYS + 1), i + 1).reduce((acc, w) => addSums(acc, w.sums), emptySums());
     const { positiveRatings: positive, negativeRatings: negative } = d.sums;
+    runningPositive.push((runningPositive[i - 1] ?? 0) + positive);
+    runningNegative.push((runningNegative[i - 1] ?? 0) + negative);
+    const windowPositive = (runningPositive[i] ?? 0) - (runningPositive[i - ROLLING_DAYS] ?? 0);
+    const windowNegative = (runningNegative[i] ?? 0) - (runningNegative[i - ROLLING_DAYS] ?? 0);
     return {
       date: d.date,
       total: positive + negative,
       positive,
       negative,
       satisfactionRate: percentOf(positive, positive + negative),
-      rolling7DaySatisfaction: percentOf(window.positiveRatings, window.positiveRatings + window.negativeRatings),
+      rolling7DaySatisfaction: percentOf(windowPositive, windowPositive + windowNegative),
     };
   });
-  const lastWeek = perDay.slice(-ROLLING_DAYS).reduce((acc, w) => addSums(acc, w.sums), emptySums());
+  const last = byDay.length - 1;
+  const weekPositive = (runningPositive[last] ?? 0) - (runningPositive[last - ROLLING_DAYS] ?? 0);
+  const weekNegative = (runningNegative[last] ?? 0) - (runningNegative[last - ROLLING_DAYS] ?? 0);
   const measures = measuresOf(total);
 
   return {
     from: input.from,
     to: input.to,
     ...measures,
-    rolling7DaySatisfaction: rateInterval(lastWeek.positiveRatings, lastWeek.positiveRatings + lastWeek.negativeRatings),
+    rolling7DaySatisfaction: rateInterval(weekPositive, weekPositive + weekNegative),
     byCategory: byCategoryOf(total),
     byDay,
     topIssues: topIssuesOf(input.issues, input.topIssues ?? 10),
@@ -160,7 +175,7 @@ export function buildStatsReport(input: StatsInput): StatsReport {
       byDay.flatMap((d, i) => (d.satisfactionRate === null ? [] : [{ x: i, y: d.satisfactionRate }])),
     ),
     groupBy: input.groupBy,
-    groups: groupsOf(input, perDay),
+    groups: groupsOf(input, perDay, total),
     baseline: baselineOf(measures),
   };
 }
@@ -234,16 +249,19 @@ export function weekOf(day: string): string {
   return new Date(t - sinceMonday * DAY_MS).toISOString().slice(0, 10);
 }
 
-function groupsOf(input: StatsInput, perDay: ReadonlyArray<{ date: string; sums: StatsSums }>): Array<{ key: string } & StatsMeasures> {
+function groupsOf(input: StatsInput, perDay: ReadonlyArray<{ date: string; sums: StatsSums }>, total: StatsSums): Array<{ key: string } & StatsMeasures> {
   let groups: Array<{ key: string; sums: StatsSums }>;
+  if (input.groupBy === null) return [];
   if (input.groupBy === 'day') groups = perDay.map((d) => ({ key: d.date, sums: d.sums }));
   else if (input.groupBy === 'week') {
     const weeks = new Map<string, StatsSums>();
-    for (const d of perDay) weeks.set(weekOf(d.date), addSums(weeks.get(weekOf(d.date)) ?? emptySums(), d.sums));
+    for (const d of perDay) {
+      const week = weekOf(d.date);
+      weeks.set(week, addSumsInto(weeks.get(week) ?? emptySums(), d.sums));
+    }
     groups = [...weeks].map(([key, sums]) => ({ key, sums }));
   } else if (input.groupBy === 'category') {
     // Categories belong to events, not responses: a category group has its ratings only.
-    const total = perDay.reduce((acc, d) => addSums(acc, d.sums), emptySums());
     groups = Object.entries(byCategoryOf(total)).map(([key, c]) => ({ key, sums: { ...emptySums(), positiveRatings: c.positive, negativeRatings: c.negative } }));
   } else groups = [...(input.groups ?? [])].sort((a, b) => compareCodeUnits(a.key, b.key));
   return groups.map((g) => ({ key: g.key, ...measuresOf(g.sums) }));

@@ -21,7 +21,8 @@ export type LiveFieldsReader = (workspaceId: string, day: string) => Promise<Rec
 export interface StatsRequest {
   from: string;
   to: string;
-  groupBy: StatsGroupBy;
+  /** null: no groups. */
+  groupBy: StatsGroupBy | null;
   filters: StatsFilters;
   /** Top issues listed at most. */
   topIssues?: number;

@@ -52,17 +52,17 @@ export function needsCells(filters: StatsFilters): boolean {
  * await selectSums(db, 'ws_1', '2026-11-01', '2026-11-30', {}, 'agent')
  * // { days: [{ day: '2026-11-01', sums }, ...], groups: [{ key: 'sql-agent', sums }], source: 'rollup', dimension: 'all' }
  */
-export async function selectSums(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy): Promise<SelectedSums> {
+export async function selectSums(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy | null): Promise<SelectedSums> {
   return needsCells(filters) ? fromCells(db, workspaceId, from, to, filters, groupBy) : fromRollup(db, workspaceId, from, to, filters, groupBy);
 }
 
-async function fromRollup(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy): Promise<SelectedSums> {
+async function fromRollup(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy | null): Promise<SelectedSums> {
   const filter = (Object.keys(ROLLUP_FILTERS) as Array<keyof typeof ROLLUP_FILTERS>).find((k) => filters[k] !== undefined);
   const dimension = filter === undefined ? 'all' : ROLLUP_FILTERS[filter];
   const value = filter === undefined ? '' : (filters[filter] ?? '');
   // A filtered selection grouped by another dimension: only the cells hold both.
-  if (filter !== undefined && ROLLUP_GROUPS[groupBy] !== undefined) return fromCells(db, workspaceId, from, to, filters, groupBy);
-  const groupDimension = ROLLUP_GROUPS[groupBy];
+  if (filter !== undefined && (groupBy === null ? undefined : ROLLUP_GROUPS[groupBy]) !== undefined) return fromCells(db, workspaceId, from, to, filters, groupBy);
+  const groupDimension = (groupBy === null ? undefined : ROLLUP_GROUPS[groupBy]);
   const rows = await db.query<{ day: string; dimension: string; dimension_value: string; sums: StatsSums | null }>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, dimension, dimension_value, sums FROM feedback_metrics_daily
       WHERE workspace_id = $1 AND day BETWEEN $2::date AND $3::date
@@ -79,7 +79,7 @@ async function fromRollup(db: SqlExecutor, workspaceId: string, from: string, to
   return { days, groups: [...groups].map(([key, sums]) => ({ key, sums })), source: 'rollup', dimension };
 }
 
-async function fromCells(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy): Promise<SelectedSums> {
+async function fromCells(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy | null): Promise<SelectedSums> {
   const where: string[] = ['workspace_id = $1', 'day BETWEEN $2::date AND $3::date'];
   const params: unknown[] = [workspaceId, from, to];
   for (const key of Object.keys(CELL_COLUMNS) as Array<keyof typeof CELL_COLUMNS>) {
@@ -109,7 +109,7 @@ async function fromCells(db: SqlExecutor, workspaceId: string, from: string, to:
 }
 
 /** A cell's group under `groupBy`; variants are named within their experiment, as in the rollup. */
-function groupKey(row: { agent: string; model: string; query_type: string; experiment_id: string; variant: string }, groupBy: StatsGroupBy): string | undefined {
+function groupKey(row: { agent: string; model: string; query_type: string; experiment_id: string; variant: string }, groupBy: StatsGroupBy | null): string | undefined {
   if (groupBy === 'agent') return row.agent;
   if (groupBy === 'model') return row.model;
   if (groupBy === 'queryType') return row.query_type;

@@ -28,7 +28,7 @@ const rangeQuery = { from: day.optional().describe('First UTC day (default: 29 d
 
 const statsQuery = z.strictObject({
   ...rangeQuery,
-  groupBy: z.enum(STATS_GROUP_BY).default('day'),
+  groupBy: z.enum(STATS_GROUP_BY).optional().describe('Adds `groups`, one per day, week, agent, model, query type, variant or category'),
   agent: filter.optional(),
   model: filter.optional(),
   queryType: filter.optional(),
@@ -71,7 +71,7 @@ const statsResponse = z.object({
   topIssues: z.array(z.object({ query: z.string(), negativeCount: z.number().int() })),
   errorCategories: z.array(z.object({ category: z.string(), count: z.number().int(), share: z.number() })),
   trend,
-  groupBy: z.enum(STATS_GROUP_BY),
+  groupBy: z.enum(STATS_GROUP_BY).nullable(),
   groups: z.array(z.object({ key: z.string(), ...measures })),
   baseline: z.object({ source: z.enum(['default', 'workspace']), satisfactionRate: rate, minimumRated: z.number().int(), rated: z.number().int() }),
   source: z.enum(['rollup', 'cells']).describe('rollup: feedback_metrics_daily; cells: feedback_stats_cells (userId, experimentId, variant, combined filters)'),
@@ -144,7 +144,7 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
           field: 'category',
         });
       }
-      return loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: groupBy as StatsGroupBy, filters });
+      return loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: (groupBy as StatsGroupBy | undefined) ?? null, filters });
     },
   });
 
@@ -159,7 +159,7 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
     handler: async (request) => {
       const { workspaceId } = authOf(request);
       const range = rangeOf(request.query, new Date());
-      const report = await loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: 'day', filters: {} });
+      const report = await loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: null, filters: {} });
       return {
         total: report.total,
         positive: report.positive,
