@@ -95,7 +95,7 @@ export {
 export { wilsonInterval, type ProportionInterval } from './stats/wilson.js';
 export { meanOf, percentOf, type RegisteredResponse } from './signals/daily-metrics.js';
 export { RATING_TYPES, addSums, emptySums, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './signals/stats-sums.js';
-export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, type CellCoordinates, type StatsCell, type StatsCellKey } from './signals/stats-cells.js';
+export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, userSums, type CellCoordinates, type StatsCell, type StatsCellKey } from './signals/stats-cells.js';
 export { ratedCounterFields, ratedFromFields } from './signals/live-counters.js';
 export { TREND_ALPHA, TREND_MIN_DAYS, linearTrend, mannKendall, trendOf, type LinearTrend, type MannKendall, type Trend } from './stats/trend.js';
 export {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addSums, emptySums, type StatsSums } from '../src/signals/stats-sums.js';
-import { issueCounts, normalizeQuery } from '../src/signals/stats-cells.js';
+import { computeStatsCells, issueCounts, normalizeQuery, userSums } from '../src/signals/stats-cells.js';
 import { buildStatsReport, daysBetween, rateInterval, weekOf } from '../src/stats/feedback-stats.js';
 
 const rated = (positive: number, negative: number, extra: Partial<StatsSums> = {}): StatsSums => ({ ...emptySums(), positiveRatings: positive, negativeRatings: negative, ...extra });
@@ -93,5 +93,44 @@ describe('helpers', () => {
 
   it('adds category counts by key', () => {
     expect(addSums(rated(1, 0, { negativeCategoryCounts: { a: 1 } }), rated(0, 1, { negativeCategoryCounts: { a: 2, b: 1 } })).negativeCategoryCounts).toEqual({ a: 3, b: 1 });
+  });
+});
+
+describe('computeStatsCells and userSums', () => {
+  const at = new Date('2026-03-01T10:00:00Z');
+  const event = (responseId: string, type: 'thumbs_up' | 'thumbs_down', agent: string | null, userId: string | null) => ({
+    type,
+    payload: {},
+    polarity: type === 'thumbs_up' ? ('positive' as const) : ('negative' as const),
+    categories: [],
+    value: type === 'thumbs_up' ? 1 : -1,
+    firstPass: null,
+    editDistance: null,
+    occurredAt: at,
+    responseId,
+    responseCreatedAt: at,
+    agent,
+    model: null,
+    queryType: null,
+    experimentId: agent === null ? null : 'exp',
+    variant: agent === null ? null : 'A',
+    userId,
+  });
+  const events = [event('r1', 'thumbs_up', 'sql', 'u1'), event('r1', 'thumbs_down', 'sql', 'u2'), event('r2', 'thumbs_up', null, null)];
+  const registered = [{ responseId: 'r1', sessionId: 's1', corrected: true, escalated: false, agent: 'sql', model: null, queryType: null, experimentId: 'exp', variant: 'A', userId: 'u1' }];
+
+  it('sums per combination of response dimensions, none as empty strings, sorted', () => {
+    const cells = computeStatsCells(events, registered);
+    expect(cells.map((c) => [c.agent, c.experimentId, c.variant, c.sums.positiveRatings, c.sums.negativeRatings, c.sums.responses])).toEqual([
+      ['', '', '', 1, 0, 0],
+      ['sql', 'exp', 'A', 1, 1, 1],
+    ]);
+  });
+
+  it('sums per user, leaving out events and responses without one', () => {
+    expect(userSums(events, registered).map((u) => [u.userId, u.sums.events, u.sums.responses, u.sums.correctedResponses])).toEqual([
+      ['u1', 1, 1, 1],
+      ['u2', 1, 0, 0],
+    ]);
   });
 });

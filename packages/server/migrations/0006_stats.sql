@@ -19,8 +19,9 @@ SELECT DISTINCT workspace_id, day FROM feedback_metrics_daily
 ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1;
 
 -- The stats cells: a day's sums per combination of the response's agent, model, query type,
--- experiment and variant and the feedback's user ('' for none: key columns cannot be null). They
--- answer what the one-dimension rollup cannot: combined filters, experimentId, userId.
+-- experiment and variant ('' for none: key columns cannot be null). They answer what the
+-- one-dimension rollup cannot: combined filters, experimentId, a bare variant across experiments.
+-- No user column: crossed with users, nearly every event would be a cell of its own.
 -- Primary key: the rollup deletes and rewrites a (workspace, day) and a range read is
 -- (workspace, day BETWEEN); both are a prefix of it.
 CREATE TABLE feedback_stats_cells (
@@ -31,13 +32,22 @@ CREATE TABLE feedback_stats_cells (
   query_type text NOT NULL,
   experiment_id text NOT NULL,
   variant text NOT NULL,
+  sums jsonb NOT NULL,
+  PRIMARY KEY (workspace_id, day, agent, model, query_type, experiment_id, variant)
+);
+
+-- A day's sums per user (the feedback's user for events, the response's for registrations), for
+-- the userId filter. Primary key: the rollup rewrites a (workspace, day).
+CREATE TABLE feedback_user_stats_daily (
+  workspace_id text NOT NULL,
+  day date NOT NULL,
   user_id text NOT NULL,
   sums jsonb NOT NULL,
-  PRIMARY KEY (workspace_id, day, agent, model, query_type, experiment_id, variant, user_id)
+  PRIMARY KEY (workspace_id, day, user_id)
 );
--- A userId filter reads one user's cells over a range; without this it would read every user's
--- cells of every day of the range (users are the column with by far the most values).
-CREATE INDEX feedback_stats_cells_user ON feedback_stats_cells (workspace_id, user_id, day) WHERE user_id <> '';
+-- A userId filter reads one user's days of a range; the primary key would make it read every
+-- user's rows of every day of the range.
+CREATE INDEX feedback_user_stats_daily_user ON feedback_user_stats_daily (workspace_id, user_id, day);
 
 -- Phase 4.1 topIssues: negative ratings per normalized query (core normalizeQuery) per day.
 -- Primary key: the rollup rewrites a (workspace, day); the top issues of a range group the

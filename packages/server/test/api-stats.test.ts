@@ -95,7 +95,9 @@ for (const backend of BACKENDS) {
     it('filters by one dimension from the rollup and by user, experiment or several from the cells', async () => {
       expect((await get('/v1/stats?agent=sql')).json()).toMatchObject({ total: 3, positive: 2, source: 'rollup', correctionRate: 0 });
       expect((await get('/v1/stats?category=relevance')).json()).toMatchObject({ total: 1, negative: 1, source: 'rollup' });
-      expect((await get('/v1/stats?userId=u2')).json()).toMatchObject({ total: 2, positive: 0, negative: 2, source: 'cells' });
+      // u2 gave two thumbs down, a correction and an escalation; s-r1 was registered for u1.
+      expect((await get('/v1/stats?userId=u2')).json()).toMatchObject({ total: 2, positive: 0, negative: 2, events: 4, source: 'users' });
+      expect((await get('/v1/stats?userId=u1')).json()).toMatchObject({ total: 1, positive: 1, responses: 1, source: 'users' });
       expect((await get('/v1/stats?experimentId=exp1&variant=B')).json()).toMatchObject({ total: 2, positive: 1, negative: 1, source: 'cells' });
       expect((await get('/v1/stats?agent=sql&model=m1')).json()).toMatchObject({ total: 1, positive: 1, responses: 1 });
       const grouped = (await get('/v1/stats?agent=sql&groupBy=model')).json();
@@ -111,6 +113,8 @@ for (const backend of BACKENDS) {
         [`/v1/stats?from=2024-01-01&to=2026-02-01`, 'from'],
         ['/v1/stats?to=2026-02-30', 'to'],
         ['/v1/stats?agent=sql&category=relevance', 'category'],
+        ['/v1/stats?agent=sql&userId=u1', 'userId'],
+        ['/v1/stats?userId=u1&groupBy=model', 'userId'],
         ['/v1/stats?groupBy=hour', 'groupBy'],
         ['/v1/stats?colour=red', undefined],
       ] as const) {
@@ -168,7 +172,7 @@ for (const backend of BACKENDS) {
       expect(Number((await rateOf())?.correction_rate)).toBe(100);
       const snapshot = () =>
         Promise.all(
-          ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_issue_counts'].map((table) =>
+          ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_user_stats_daily', 'feedback_issue_counts'].map((table) =>
             t.db.query(`SELECT * FROM ${table} WHERE workspace_id = $1 ORDER BY 1, 2, 3, 4`, [t.workspaceId]).then((rows) =>
               rows.map((r) => ({ ...(r as Record<string, unknown>), computed_at: undefined })),
             ),

@@ -37,6 +37,7 @@ for (const backend of BACKENDS) {
         'feedback_metrics_daily',
         'feedback_signals',
         'feedback_stats_cells',
+        'feedback_user_stats_daily',
         'feedloop_migrations',
         'live_counters',
         'pipeline_effects',

@@ -1,8 +1,9 @@
 /**
  * The stats cells: a day's {@link StatsSums} per combination of agent, model, query type,
- * experiment, variant and user, and the day's negative ratings per normalized query. The daily
- * rollup slices one dimension at a time; these let `GET /v1/stats` combine filters (and filter by
- * user) and list the top issues, still without reading a single event.
+ * experiment and variant; per user; and the day's negative ratings per normalized query. The
+ * daily rollup slices one dimension at a time; these let `GET /v1/stats` combine filters, filter
+ * by experiment or user and list the top issues, still without reading a single event. Users are
+ * kept apart from the other dimensions: crossed with them, every event would be a cell of its own.
  *
  * @module
  */
@@ -15,7 +16,6 @@ export interface StatsCellKey {
   queryType: string;
   experimentId: string;
   variant: string;
-  userId: string;
 }
 
 /** The coordinates of an event or a registered response, as stored (null when absent). */
@@ -26,8 +26,6 @@ export interface CellCoordinates {
   experimentId: string | null;
   /** The bare variant, as the response carries it. */
   variant: string | null;
-  /** The event's user (who gave the feedback); for a registered response, its user. */
-  userId: string | null;
 }
 
 /** One stats cell of a day. */
@@ -40,47 +38,63 @@ export interface StatsCell extends StatsCellKey {
  * their key fields in {@link StatsCellKey} order, so a rollup writes them in a stable order.
  *
  * @example
- * computeStatsCells([{ ...thumbsUp, agent: 'a', userId: 'u1', ... }], [])
- * // [{ agent: 'a', model: '', queryType: '', experimentId: '', variant: '', userId: 'u1', sums: { events: 1, ... } }]
+ * computeStatsCells([{ ...thumbsUp, agent: 'a', model: null, ... }], [])
+ * // [{ agent: 'a', model: '', queryType: '', experimentId: '', variant: '', sums: { events: 1, ... } }]
  */
 export function computeStatsCells(
   events: ReadonlyArray<SummedEvent & CellCoordinates>,
   registered: ReadonlyArray<SummedResponse & CellCoordinates>,
 ): StatsCell[] {
-  const cells = new Map<string, { key: StatsCellKey; events: SummedEvent[]; registered: SummedResponse[] }>();
-  const cellOf = (c: CellCoordinates) => {
-    const key = keyOf(c);
-    const id = JSON.stringify(Object.values(key));
-    let cell = cells.get(id);
-    if (cell === undefined) {
-      cell = { key, events: [], registered: [] };
-      cells.set(id, cell);
+  return sumsBy(events, registered, (c) => {
+    const key: StatsCellKey = { agent: c.agent ?? '', model: c.model ?? '', queryType: c.queryType ?? '', experimentId: c.experimentId ?? '', variant: c.variant ?? '' };
+    return [KEY_FIELDS.map((f) => key[f]), key];
+  }).map(({ key, sums }) => ({ ...key, sums }));
+}
+
+/**
+ * A day's sums per user: events by the user who gave the feedback, registered responses by the
+ * user they were made for; events and responses without a user are left out. Sorted by user.
+ *
+ * @example
+ * userSums([{ ...thumbsUp, userId: 'u1' }], []) // [{ userId: 'u1', sums: { events: 1, ... } }]
+ */
+export function userSums(
+  events: ReadonlyArray<SummedEvent & { userId: string | null }>,
+  registered: ReadonlyArray<SummedResponse & { userId: string | null }>,
+): Array<{ userId: string; sums: StatsSums }> {
+  const withUser = <T extends { userId: string | null }>(rows: readonly T[]) => rows.filter((r): r is T & { userId: string } => r.userId !== null);
+  return sumsBy(withUser(events), withUser(registered), (r) => [[r.userId], r.userId]).map(({ key, sums }) => ({ userId: key, sums }));
+}
+
+/** Groups by a key (its parts, compared in order, and its value) and sums each group. */
+function sumsBy<E extends SummedEvent, R extends SummedResponse, K>(
+  events: readonly E[],
+  registered: readonly R[],
+  keyOf: (row: E | R) => [readonly string[], K],
+): Array<{ key: K; sums: StatsSums }> {
+  const groups = new Map<string, { parts: readonly string[]; key: K; events: SummedEvent[]; registered: SummedResponse[] }>();
+  const groupOf = (row: E | R) => {
+    const [parts, key] = keyOf(row);
+    const id = JSON.stringify(parts);
+    let group = groups.get(id);
+    if (group === undefined) {
+      group = { parts, key, events: [], registered: [] };
+      groups.set(id, group);
     }
-    return cell;
+    return group;
   };
-  for (const e of events) cellOf(e).events.push(e);
-  for (const r of registered) cellOf(r).registered.push(r);
-  return [...cells.values()]
-    .sort((a, b) => compareKeys(a.key, b.key))
-    .map((cell) => ({ ...cell.key, sums: sumsOf(cell.events, cell.registered) }));
+  for (const e of events) groupOf(e).events.push(e);
+  for (const r of registered) groupOf(r).registered.push(r);
+  return [...groups.values()]
+    .sort((a, b) => compareParts(a.parts, b.parts))
+    .map((g) => ({ key: g.key, sums: sumsOf(g.events, g.registered) }));
 }
 
-const KEY_FIELDS = ['agent', 'model', 'queryType', 'experimentId', 'variant', 'userId'] as const satisfies ReadonlyArray<keyof StatsCellKey>;
+const KEY_FIELDS = ['agent', 'model', 'queryType', 'experimentId', 'variant'] as const satisfies ReadonlyArray<keyof StatsCellKey>;
 
-function keyOf(c: CellCoordinates): StatsCellKey {
-  return {
-    agent: c.agent ?? '',
-    model: c.model ?? '',
-    queryType: c.queryType ?? '',
-    experimentId: c.experimentId ?? '',
-    variant: c.variant ?? '',
-    userId: c.userId ?? '',
-  };
-}
-
-function compareKeys(a: StatsCellKey, b: StatsCellKey): number {
-  for (const field of KEY_FIELDS) {
-    const order = compareCodeUnits(a[field], b[field]);
+function compareParts(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const order = compareCodeUnits(a[i] ?? '', b[i] ?? '');
     if (order !== 0) return order;
   }
   return 0;

@@ -1,5 +1,5 @@
 /**
- * Daily rollups: recomputes feedback_metrics_daily, the stats cells and the issue counts for the
+ * Daily rollups: recomputes feedback_metrics_daily, the stats cells, the user sums and the issue counts for the
  * days processing (or a response registration) marked dirty. A day is
  * recomputed whole from its counted signals, so re-runs are idempotent and a late event simply
  * marks its day dirty again. A dirty mark is read without a lock and deleted, in the transaction
@@ -10,6 +10,7 @@ import {
   computeDailyMetrics,
   computeStatsCells,
   issueCounts,
+  userSums,
   type CellCoordinates,
   type DailyMetrics,
   type FeedbackEventType,
@@ -124,13 +125,13 @@ export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: strin
   const events = rows.map(toRollupRow);
   const responses = registered.map(toRegistered);
   const metrics = computeDailyMetrics(events, responses);
-  const cells = computeStatsCells(
-    events.map((e, i) => ({ ...e, ...cellCoordinates(rows[i] as RollupInputRow, rows[i]?.user_id ?? null) })),
-    responses.map((r, i) => ({ ...r, ...cellCoordinates(registered[i] as RegisteredInputRow, registered[i]?.user_id ?? null) })),
-  );
+  const cellEvents = events.map((e, i) => ({ ...e, ...cellCoordinates(rows[i] as RollupInputRow), userId: rows[i]?.user_id ?? null }));
+  const cellResponses = responses.map((r, i) => ({ ...r, ...cellCoordinates(registered[i] as RegisteredInputRow), userId: registered[i]?.user_id ?? null }));
+  const cells = computeStatsCells(cellEvents, cellResponses);
+  const users = userSums(cellEvents, cellResponses);
   const issues = issueCounts(rows.map((r) => ({ type: r.type as FeedbackEventType, polarity: r.polarity as Polarity, query: r.query })));
 
-  for (const table of ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_issue_counts']) {
+  for (const table of ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_user_stats_daily', 'feedback_issue_counts']) {
     await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1 AND day = $2::date`, [workspaceId, day]);
   }
   if (metrics.length > 0) {
@@ -153,10 +154,17 @@ export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: strin
   }
   if (cells.length > 0) {
     await tx.query(
-      `INSERT INTO feedback_stats_cells (workspace_id, day, agent, model, query_type, experiment_id, variant, user_id, sums)
-       SELECT $2, $3::date, agent, model, "queryType", "experimentId", variant, "userId", sums
-         FROM json_to_recordset($1::json) AS x(agent text, model text, "queryType" text, "experimentId" text, variant text, "userId" text, sums jsonb)`,
+      `INSERT INTO feedback_stats_cells (workspace_id, day, agent, model, query_type, experiment_id, variant, sums)
+       SELECT $2, $3::date, agent, model, "queryType", "experimentId", variant, sums
+         FROM json_to_recordset($1::json) AS x(agent text, model text, "queryType" text, "experimentId" text, variant text, sums jsonb)`,
       [JSON.stringify(cells), workspaceId, day],
+    );
+  }
+  if (users.length > 0) {
+    await tx.query(
+      `INSERT INTO feedback_user_stats_daily (workspace_id, day, user_id, sums)
+       SELECT $2, $3::date, "userId", sums FROM json_to_recordset($1::json) AS x("userId" text, sums jsonb)`,
+      [JSON.stringify(users), workspaceId, day],
     );
   }
   if (issues.length > 0) {
@@ -169,9 +177,9 @@ export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: strin
   return metrics;
 }
 
-/** A row's coordinates in the stats cells: the response's dimensions (bare variant) and the user given. */
-function cellCoordinates(r: Pick<RollupInputRow, 'agent' | 'model' | 'query_type' | 'experiment_id' | 'variant'>, userId: string | null): CellCoordinates {
-  return { agent: r.agent, model: r.model, queryType: r.query_type, experimentId: r.experiment_id, variant: r.variant, userId };
+/** A row's coordinates in the stats cells: the response's dimensions, with the bare variant. */
+function cellCoordinates(r: Pick<RollupInputRow, 'agent' | 'model' | 'query_type' | 'experiment_id' | 'variant'>): CellCoordinates {
+  return { agent: r.agent, model: r.model, queryType: r.query_type, experimentId: r.experiment_id, variant: r.variant };
 }
 
 function toRollupRow(r: RollupInputRow): RollupRow {

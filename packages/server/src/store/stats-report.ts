@@ -46,7 +46,7 @@ export async function loadStatsReport(
   workspaceId: string,
   request: StatsRequest,
   now: Date = new Date(),
-): Promise<StatsReport & { source: 'rollup' | 'cells'; live: LiveNote | null }> {
+): Promise<StatsReport & { source: 'rollup' | 'cells' | 'users'; live: LiveNote | null }> {
   const limit = request.topIssues ?? 10;
   const [selected, issues] = await Promise.all([
     selectSums(db, workspaceId, request.from, request.to, request.filters, request.groupBy),

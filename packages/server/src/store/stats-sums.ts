@@ -4,9 +4,11 @@
  *
  * - none, or one of agent / model / queryType / category: feedback_metrics_daily, exact per day
  *   (the slice the rollup computed);
- * - experimentId, variant, userId, or two filters or more: the stats cells, added up. A session
- *   whose responses fall in two cells counts in each (session-days, per cell); category cannot
- *   be combined there (cells do not split by category).
+ * - experimentId, variant, or two filters or more: the stats cells, added up. A session whose
+ *   responses fall in two cells counts in each (session-days, per cell);
+ * - userId: the user sums, alone (users are not crossed with the other dimensions).
+ *
+ * `category` and `userId` cannot be combined with other filters: {@link uncombinableFilter}.
  */
 import { addSums, emptySums, measuresOf, utcDay, type StatsGroupBy, type StatsSums } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
@@ -27,8 +29,8 @@ export interface StatsFilters {
 export interface SelectedSums {
   days: Array<{ day: string; sums: StatsSums }>;
   groups: Array<{ key: string; sums: StatsSums }>;
-  /** `rollup`: feedback_metrics_daily; `cells`: feedback_stats_cells. */
-  source: 'rollup' | 'cells';
+  /** `rollup`: feedback_metrics_daily; `cells`: feedback_stats_cells; `users`: feedback_user_stats_daily. */
+  source: 'rollup' | 'cells' | 'users';
   /** The rollup's dimension when it answered: `all` when unfiltered. */
   dimension: string | null;
 }
@@ -36,12 +38,28 @@ export interface SelectedSums {
 /** The rollup dimension of each single filter it can answer. */
 const ROLLUP_FILTERS = { agent: 'agent', model: 'model', queryType: 'query_type', category: 'category' } as const;
 /** The cells' column of each filter and group. */
-const CELL_COLUMNS = { agent: 'agent', model: 'model', queryType: 'query_type', experimentId: 'experiment_id', variant: 'variant', userId: 'user_id' } as const;
+const CELL_COLUMNS = { agent: 'agent', model: 'model', queryType: 'query_type', experimentId: 'experiment_id', variant: 'variant' } as const;
 const ROLLUP_GROUPS: Partial<Record<StatsGroupBy, string>> = { agent: 'agent', model: 'model', queryType: 'query_type', variant: 'variant' };
 
-/** Whether the filters need the cells (see the module comment). */
-export function needsCells(filters: StatsFilters): boolean {
-  const set = (Object.keys(filters) as Array<keyof StatsFilters>).filter((k) => filters[k] !== undefined);
+const setFilters = (filters: StatsFilters) => (Object.keys(filters) as Array<keyof StatsFilters>).filter((k) => filters[k] !== undefined);
+
+/**
+ * The filter that cannot be combined with the rest of the request, if any: `category` (the cells
+ * do not split by category) or `userId` (users are summed alone) next to another filter or,
+ * for `userId`, a grouping by a response dimension.
+ *
+ * @example
+ * uncombinableFilter({ agent: 'sql', category: 'accuracy' }, null) // 'category'
+ */
+export function uncombinableFilter(filters: StatsFilters, groupBy: StatsGroupBy | null): 'category' | 'userId' | undefined {
+  const set = setFilters(filters);
+  if (filters.userId !== undefined && (set.length > 1 || (groupBy !== null && ROLLUP_GROUPS[groupBy] !== undefined))) return 'userId';
+  if (filters.category !== undefined && set.length > 1) return 'category';
+  return undefined;
+}
+
+function needsCells(filters: StatsFilters): boolean {
+  const set = setFilters(filters);
   return set.length > 1 || set.some((k) => !(k in ROLLUP_FILTERS));
 }
 
@@ -53,7 +71,17 @@ export function needsCells(filters: StatsFilters): boolean {
  * // { days: [{ day: '2026-11-01', sums }, ...], groups: [{ key: 'sql-agent', sums }], source: 'rollup', dimension: 'all' }
  */
 export async function selectSums(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy | null): Promise<SelectedSums> {
+  if (filters.userId !== undefined) return fromUsers(db, workspaceId, from, to, filters.userId);
   return needsCells(filters) ? fromCells(db, workspaceId, from, to, filters, groupBy) : fromRollup(db, workspaceId, from, to, filters, groupBy);
+}
+
+async function fromUsers(db: SqlExecutor, workspaceId: string, from: string, to: string, userId: string): Promise<SelectedSums> {
+  const rows = await db.query<{ day: string; sums: StatsSums }>(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, sums FROM feedback_user_stats_daily
+      WHERE workspace_id = $1 AND user_id = $2 AND day BETWEEN $3::date AND $4::date`,
+    [workspaceId, userId, from, to],
+  );
+  return { days: rows, groups: [], source: 'users', dimension: null };
 }
 
 async function fromRollup(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy | null): Promise<SelectedSums> {

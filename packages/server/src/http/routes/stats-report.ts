@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { loadStatsReport, type LiveFieldsReader } from '../../store/stats-report.js';
 import { watchWorkspaceRates } from '../../metrics.js';
-import { needsCells, workspaceRates, type StatsFilters } from '../../store/stats-sums.js';
+import { uncombinableFilter, workspaceRates, type StatsFilters } from '../../store/stats-sums.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -74,7 +74,7 @@ const statsResponse = z.object({
   groupBy: z.enum(STATS_GROUP_BY).nullable(),
   groups: z.array(z.object({ key: z.string(), ...measures })),
   baseline: z.object({ source: z.enum(['default', 'workspace']), satisfactionRate: rate, minimumRated: z.number().int(), rated: z.number().int() }),
-  source: z.enum(['rollup', 'cells']).describe('rollup: feedback_metrics_daily; cells: feedback_stats_cells (userId, experimentId, variant, combined filters)'),
+  source: z.enum(['rollup', 'cells', 'users']).describe('rollup: feedback_metrics_daily; cells: feedback_stats_cells (experimentId, variant, combined filters); users: feedback_user_stats_daily (userId)'),
   live: z.object({ day: z.string(), source: z.enum(['counters', 'rollup']) }).nullable().describe("Where today's ratings came from, when the range includes today"),
 });
 
@@ -128,8 +128,8 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
       summary: 'Stats over a range: satisfaction with its interval, rolling 7-day, by category, by day, top issues, rates, trend',
       description:
         'Reads the daily rollups (and, for today, the live counters), never events. Rates and interval bounds are percentages 0–100; ' +
-        'p-values are fractions. Default range: the last 30 days. userId, experimentId, variant and combined filters read the stats ' +
-        'cells; category cannot be combined with other filters.',
+        'p-values are fractions. Default range: the last 30 days. experimentId, variant and combined filters read the stats cells, ' +
+        'userId the per-user sums; category and userId cannot be combined with other filters.',
       tags: ['stats'],
       querystring: statsQuery,
       response: { 200: statsResponse },
@@ -139,12 +139,15 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
       const { from: qFrom, to: qTo, groupBy, ...rest } = request.query;
       const range = rangeOf({ from: qFrom, to: qTo }, new Date());
       const filters: StatsFilters = rest;
-      if (filters.category !== undefined && needsCells(filters)) {
-        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'category: cannot be combined with other filters (categories belong to events, the other filters to responses)', {
-          field: 'category',
+      const grouping = (groupBy as StatsGroupBy | undefined) ?? null;
+      const alone = uncombinableFilter(filters, grouping);
+      if (alone !== undefined) {
+        const why = alone === 'category' ? 'categories belong to events, the other filters to responses' : 'a user is summed alone, not per response dimension';
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `${alone}: cannot be combined with other filters or a grouping by agent, model, queryType or variant (${why})`, {
+          field: alone,
         });
       }
-      return loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: (groupBy as StatsGroupBy | undefined) ?? null, filters });
+      return loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: grouping, filters });
     },
   });
 
