@@ -119,7 +119,6 @@ export {
   type RegisteredCounts,
 } from './alerts/evaluate-alerts.js';
 export { toQualityAlert, type QualityAlert, type QualityAlertType } from './compat/quality-alert.js';
-export { RATING_TYPES } from './signals/daily-metrics.js';
 export {
   EVENT_SAMPLE_SIZE,
   classifyCorrection,
@@ -194,3 +193,25 @@ export {
   type ExperimentFacts,
   type FactTotals,
 } from './stats/experiment-facts.js';
+export { meanOf, percentOf, type RegisteredResponse } from './signals/daily-metrics.js';
+export { RATING_TYPES, addSums, emptySums, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './signals/stats-sums.js';
+export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, userSums, type CellCoordinates, type StatsCell, type StatsCellKey } from './signals/stats-cells.js';
+export { ratedCounterFields, ratedFromFields } from './signals/live-counters.js';
+export { TREND_ALPHA, TREND_MIN_DAYS, linearTrend, mannKendall, trendOf, type LinearTrend, type MannKendall, type Trend } from './stats/trend.js';
+export {
+  COLD_START_MIN_RATED,
+  DEFAULT_BASELINE,
+  ROLLING_DAYS,
+  STATS_GROUP_BY,
+  buildStatsReport,
+  daysBetween,
+  measuresOf,
+  rateInterval,
+  weekOf,
+  type RateInterval,
+  type StatsBaseline,
+  type StatsGroupBy,
+  type StatsInput,
+  type StatsMeasures,
+  type StatsReport,
+} from './stats/feedback-stats.js';

@@ -204,9 +204,9 @@ describe('summarizeSession', () => {
       session_id: 's1',
       total: 9,
       by_type: { correction: 1, escalation: 1, rating: 3, thumbs_down: 1, thumbs_up: 3 },
-      positive_rate: 3 / 4,
-      correction_rate: 1 / 4,
-      escalation_rate: 1 / 4,
+      positive_rate: 75,
+      correction_rate: 25,
+      escalation_rate: 25,
       average_rating: 4,
       response_count: 4,
       first_feedback_at: at(1),
@@ -235,6 +235,6 @@ describe('summarizeSession', () => {
       { responseId: 'r1', type: 'correction', occurredAt: at(1) },
       { responseId: 'r2', type: 'comment', occurredAt: at(2) },
     ]);
-    expect([s.correction_rate, s.positive_rate, s.total]).toEqual([1 / 2, null, 3]);
+    expect([s.correction_rate, s.positive_rate, s.total]).toEqual([50, null, 3]);
   });
 });

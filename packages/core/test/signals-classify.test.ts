@@ -62,8 +62,9 @@ describe('classify', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual([...FEEDBACK_EVENT_TYPES].sort());
   });
 
-  it('keeps a thumbs up free of categories and a thumbs down without one empty', () => {
-    expect(classifyOne('thumbs_up', { category: 'relevance' }).categories).toEqual([]);
+  it('keeps a thumbs up’s category (Phase 4.1 byCategory.positive) and a vote without one empty', () => {
+    expect(classifyOne('thumbs_up', { category: 'relevance' }).categories).toEqual(['relevance']);
+    expect(classifyOne('thumbs_up', {}).categories).toEqual([]);
     expect(classifyOne('thumbs_down', {}).categories).toEqual([]);
   });
 

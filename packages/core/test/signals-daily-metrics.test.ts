@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FEEDBACK_EVENT_TYPES } from '../src/event-types.js';
-import { computeDailyMetrics, ROLLUP_DIMENSIONS, type DailyMetrics, type RollupRow } from '../src/signals/daily-metrics.js';
+import { addSums, emptySums, sumsOf } from '../src/signals/stats-sums.js';
+import { computeDailyMetrics, ROLLUP_DIMENSIONS, type DailyMetrics, type RegisteredResponse, type RollupRow } from '../src/signals/daily-metrics.js';
 
 const created = new Date('2026-03-02T10:00:00Z');
 const after = (ms: number) => new Date(created.getTime() + ms);
@@ -53,6 +54,13 @@ const day: RollupRow[] = [
   row(r3, { type: 'rate_usefulness', polarity: 'negative', value: -1, payload: { rating: 1 }, occurredAt: after(45 * SECOND) }),
 ];
 
+/** The day's registered responses: r1 was corrected, r3 escalated (on whichever day). */
+const registered: RegisteredResponse[] = [
+  { ...r1, corrected: true, escalated: false },
+  { ...r2, corrected: false, escalated: false },
+  { ...r3, corrected: false, escalated: true },
+];
+
 function group(metrics: DailyMetrics[], dimension: DailyMetrics['dimension'], value: string): DailyMetrics {
   const found = metrics.find((m) => m.dimension === dimension && m.dimensionValue === value);
   if (found === undefined) throw new Error(`no ${dimension}=${value} group`);
@@ -62,15 +70,23 @@ function group(metrics: DailyMetrics[], dimension: DailyMetrics['dimension'], va
 describe('computeDailyMetrics', () => {
   it('gives nothing for a day without events', () => {
     expect(computeDailyMetrics([])).toEqual([]);
+    expect(computeDailyMetrics([], [])).toEqual([]);
+  });
+
+  it('rolls up a day with registered responses and no feedback', () => {
+    const [all, ...rest] = computeDailyMetrics([], [{ ...r3, corrected: false, escalated: false }]);
+    expect(all).toMatchObject({ dimension: 'all', totalEvents: 0, totalResponses: 1, totalSessions: 1, correctionRate: 0, escalationRate: 0, positiveRate: null });
+    expect(rest.map((m) => `${m.dimension}=${m.dimensionValue}`)).toEqual(['agent=b']);
   });
 
   it('computes every column of the whole-workspace row', () => {
-    expect(group(computeDailyMetrics(day), 'all', '')).toEqual({
+    expect(group(computeDailyMetrics(day, registered), 'all', '')).toMatchObject({
       dimension: 'all',
       dimensionValue: '',
       totalEvents: 11,
       totalResponses: 3,
-      totalSessions: 1,
+      // s1 (r1, r2) and r3 standing for its own.
+      totalSessions: 2,
       // thumbs_up + rating; thumbs_down + rate_usefulness. The positive review is not a rating.
       positiveRatings: 2,
       negativeRatings: 2,
@@ -80,12 +96,13 @@ describe('computeDailyMetrics', () => {
       // review 30 (payload), correction 40, edit 20.
       averageEditDistance: 30,
       errorCategoryCounts: { accuracy: 1, hallucination: 2 },
+      positiveCategoryCounts: {},
       avgAccuracyScore: 85.5,
       avgCompletenessScore: 70,
       // 'x' is not a score.
       avgStyleMatchScore: null,
       positiveRate: 50,
-      // r1 of 3 responses.
+      // r1 of the 3 responses registered that day.
       correctionRate: 33.33,
       // Sessions: s1 (r1, r2) and r3 standing for its own; r3 escalated.
       escalationRate: 50,
@@ -96,7 +113,7 @@ describe('computeDailyMetrics', () => {
   });
 
   it('makes one group per dimension value, sorted by dimension then value', () => {
-    const keys = computeDailyMetrics(day).map((m) => `${m.dimension}=${m.dimensionValue}:${m.totalEvents}`);
+    const keys = computeDailyMetrics(day, registered).map((m) => `${m.dimension}=${m.dimensionValue}:${m.totalEvents}`);
     expect(keys).toEqual([
       'all=:11',
       'agent=a:6',
@@ -111,8 +128,8 @@ describe('computeDailyMetrics', () => {
     ]);
   });
 
-  it('computes response and session measures over the group’s own rows', () => {
-    const metrics = computeDailyMetrics(day);
+  it('computes event measures over the group’s events and response measures over its registered responses', () => {
+    const metrics = computeDailyMetrics(day, registered);
     expect(group(metrics, 'agent', 'a')).toMatchObject({
       totalResponses: 2,
       totalSessions: 1,
@@ -124,7 +141,7 @@ describe('computeDailyMetrics', () => {
     });
     expect(group(metrics, 'agent', 'b')).toMatchObject({
       totalResponses: 1,
-      totalSessions: 0,
+      totalSessions: 1,
       correctionRate: 0,
       firstPassAcceptanceRate: null,
       escalationRate: 100,
@@ -133,8 +150,9 @@ describe('computeDailyMetrics', () => {
       avgAccuracyScore: null,
     });
     expect(group(metrics, 'category', 'hallucination')).toMatchObject({
-      totalResponses: 2,
-      correctionRate: 50,
+      totalResponses: 0,
+      correctionRate: null,
+      escalationRate: null,
       negativeRatings: 1,
       errorCategoryCounts: { accuracy: 1, hallucination: 2 },
     });
@@ -146,7 +164,7 @@ describe('computeDailyMetrics', () => {
       row(r2, { type: 'correction', value: -1 }),
       row(r3, { type: 'thumbs_up', value: 0.5 }),
     ];
-    const [all] = computeDailyMetrics(rows);
+    const [all] = computeDailyMetrics(rows, [r1, r2, r3].map((r, i) => ({ ...r, corrected: i < 2, escalated: false })));
     expect(all?.correctionRate).toBe(66.67);
     expect(all?.avgValue).toBe(0.1667);
     const negative = computeDailyMetrics([row(r1, { type: 'thumbs_down', value: -1 }), ...[1, 2].map(() => row(r1, { type: 'comment', value: 0.25 }))]);
@@ -154,9 +172,9 @@ describe('computeDailyMetrics', () => {
     // A mean that rounds to zero is 0, not -0.
     expect(Object.is(computeDailyMetrics([row(r1, { type: 'comment', value: -0.00001 })])[0]?.avgValue, 0)).toBe(true);
     // Half rounds away from zero, as NUMERIC does: 1 of 8 responses is 12.5, 1 of 32 is 3.125 → 3.13.
-    const responses = (n: number) => Array.from({ length: n }, (_, i) => row({ ...r1, responseId: `x${i}` }, { type: i === 0 ? 'correction' : 'comment' }));
-    expect(computeDailyMetrics(responses(8))[0]?.correctionRate).toBe(12.5);
-    expect(computeDailyMetrics(responses(32))[0]?.correctionRate).toBe(3.13);
+    const responses = (n: number) => Array.from({ length: n }, (_, i) => ({ ...r1, responseId: `x${i}`, corrected: i === 0, escalated: false }));
+    expect(computeDailyMetrics([], responses(8))[0]?.correctionRate).toBe(12.5);
+    expect(computeDailyMetrics([], responses(32))[0]?.correctionRate).toBe(3.13);
   });
 
   it('reads payloads defensively', () => {
@@ -182,14 +200,37 @@ describe('computeDailyMetrics', () => {
     expect(computeDailyMetrics(rows)[0]?.averageEditDistance).toBe(31);
   });
 
-  it('counts a category once per row and only on negative rows', () => {
+  it('counts a category once per row, negative and positive apart, neutral rows in neither', () => {
     const rows = [
       row(r1, { type: 'thumbs_down', polarity: 'negative', categories: ['other', 'other'] }),
       row(r1, { type: 'comment', polarity: 'neutral', categories: ['other'] }),
+      row(r2, { type: 'thumbs_up', polarity: 'positive', categories: ['relevance'] }),
     ];
     const metrics = computeDailyMetrics(rows);
     expect(group(metrics, 'all', '').errorCategoryCounts).toEqual({ other: 1 });
+    expect(group(metrics, 'all', '').positiveCategoryCounts).toEqual({ relevance: 1 });
     expect(group(metrics, 'category', 'other').totalEvents).toBe(2);
+    expect(group(metrics, 'category', 'relevance')).toMatchObject({ totalEvents: 1, positiveRatings: 1, positiveCategoryCounts: { relevance: 1 } });
+  });
+
+  it('counts a session once however many of its responses, and a sessionless response as its own', () => {
+    const of = (responseId: string, sessionId: string | null, escalated: boolean) => ({ responseId, sessionId, corrected: false, escalated });
+    expect(sumsOf([], [of('r1', 's1', false), of('r2', 's1', true), of('r3', null, false), of('r4', null, true)])).toMatchObject({
+      responses: 4,
+      correctedResponses: 0,
+      sessions: 3,
+      escalatedSessions: 2,
+    });
+  });
+
+  it('stores the sums its rates come from, and sums add up to the sums of the union', () => {
+    const all = group(computeDailyMetrics(day, registered), 'all', '');
+    expect(all.sums).toMatchObject({ editDistanceSum: 90, editDistanceCount: 3, accuracySum: 171, accuracyCount: 2, firstPassAccepted: 1, firstPassJudged: 2 });
+    const [first, second] = [day.slice(0, 5), day.slice(5)];
+    const added = addSums(addSums(emptySums(), sumsOf(first, [])), sumsOf(second, []));
+    const whole = sumsOf(day, []);
+    // First pass is per response: a response judged in both halves counts in each, as a session does across days.
+    expect({ ...added, firstPassAccepted: 0, firstPassJudged: 0 }).toEqual({ ...whole, firstPassAccepted: 0, firstPassJudged: 0 });
   });
 });
 
@@ -245,8 +286,7 @@ describe('computeDailyMetrics properties', () => {
           }
           if (m.avgValue !== null) expect(Math.abs(m.avgValue)).toBeLessThanOrEqual(1);
           if (m.avgResponseTimeMs !== null) expect(m.avgResponseTimeMs).toBeGreaterThanOrEqual(0);
-          expect(m.totalResponses).toBeLessThanOrEqual(m.totalEvents);
-          expect(m.totalSessions).toBeLessThanOrEqual(m.totalEvents);
+          expect(m.totalSessions).toBeLessThanOrEqual(m.totalResponses);
           expect(m.positiveRatings + m.negativeRatings + m.skippedRatings).toBeLessThanOrEqual(m.totalEvents);
         }
       }),

@@ -6,6 +6,8 @@ import {
   liveCounterFields,
   liveStatsFromFields,
   mergeCounterDeltas,
+  ratedCounterFields,
+  ratedFromFields,
   utcDay,
   type CounterDeltas,
   type LiveCounterInput,
@@ -182,5 +184,19 @@ describe('liveStatsFromFields', () => {
         expect(sum(stats.bySeverity)).toBe(counted.filter((e) => e.severity !== 'none').length);
       }),
     );
+  });
+});
+
+describe('ratedCounterFields and ratedFromFields', () => {
+  it('counts ratings by polarity and nothing else', () => {
+    expect(ratedCounterFields('thumbs_up', 'positive')).toEqual(['rated:positive']);
+    expect(ratedCounterFields('rating', 'negative')).toEqual(['rated:negative']);
+    expect(ratedCounterFields('rating', 'neutral')).toEqual([]);
+    expect(ratedCounterFields('correction', 'negative')).toEqual([]);
+  });
+
+  it('reads them back, missing or broken fields as 0', () => {
+    expect(ratedFromFields({ 'rated:positive': 3, total: 9 })).toEqual({ positive: 3, negative: 0 });
+    expect(ratedFromFields({ 'rated:negative': Number.NaN })).toEqual({ positive: 0, negative: 0 });
   });
 });

@@ -26,9 +26,8 @@ CREATE TABLE feedback_metrics_hourly (
 CREATE INDEX feedback_metrics_hourly_hour ON feedback_metrics_hourly (hour, workspace_id);
 
 -- The registered responses and distinct sessions of a window, for the correction and escalation
--- rates (distinct counts do not add up by hour): an index-only range scan of the window's
--- responses, session_id carried in the index so no heap page is read.
-CREATE INDEX responses_created ON responses (workspace_id, created_at) INCLUDE (session_id);
+-- rates (distinct counts do not add up by hour), are an index-only range scan of 0006's
+-- responses_created (workspace_id, created_at) INCLUDE (session_id): no index of its own.
 
 -- A workspace's rules, as PUT /v1/alert-rules stored them (defaults applied). No row: the
 -- defaults of core's defaultAlertRules().

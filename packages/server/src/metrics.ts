@@ -41,6 +41,61 @@ export function watchQueueCounts(metrics: Metrics, counts: () => Promise<Record<
   });
 }
 
+/** One workspace's monitoring rates (percentages; response time in ms), null without data. */
+export interface WorkspaceRates {
+  workspaceId: string;
+  positiveRate: number | null;
+  correctionRate: number | null;
+  escalationRate: number | null;
+  avgResponseTimeMs: number | null;
+}
+
+/** How long one read of the workspace rates serves scrapes: the rollups move slower than this anyway. */
+const WORKSPACE_RATES_CACHE_MS = 30_000;
+
+/**
+ * Reports the Feedback-and-RLHF monitoring rates per workspace as gauges whenever /metrics is
+ * scraped: `feedloop_workspace_positive_rate`, `_correction_rate`, `_escalation_rate` (percent)
+ * and `feedloop_workspace_response_time_ms`, labelled `workspace`. `read` is called at most once
+ * per {@link WORKSPACE_RATES_CACHE_MS} however many gauges and scrapes ask, and a failed read
+ * keeps the last values, so a scrape stays cheap and never fails. Watching twice is a no-op.
+ *
+ * @example
+ * watchWorkspaceRates(metrics, () => workspaceRates(db, new Date()));
+ */
+export function watchWorkspaceRates(metrics: Metrics, read: () => Promise<WorkspaceRates[]>, cacheMs = WORKSPACE_RATES_CACHE_MS): void {
+  // Several apps may share one registry (a test building a second app on the same services).
+  if (metrics.registry.getSingleMetric('feedloop_workspace_positive_rate') !== undefined) return;
+  let cached: { at: number; rates: Promise<WorkspaceRates[] | undefined> } | undefined;
+  const current = () => {
+    if (cached === undefined || Date.now() - cached.at >= cacheMs) cached = { at: Date.now(), rates: read().catch(() => undefined) };
+    return cached.rates;
+  };
+  const gauges: Array<[string, string, keyof Omit<WorkspaceRates, 'workspaceId'>]> = [
+    ['feedloop_workspace_positive_rate', 'Positive ratings / rated, percent, last 7 UTC days (rollups)', 'positiveRate'],
+    ['feedloop_workspace_correction_rate', 'Corrected responses / registered responses, percent, last 7 UTC days (rollups)', 'correctionRate'],
+    ['feedloop_workspace_escalation_rate', 'Escalated sessions / sessions, percent, last 7 UTC days (rollups)', 'escalationRate'],
+    ['feedloop_workspace_response_time_ms', 'Mean time from a response to its feedback, ms, last 7 UTC days (rollups)', 'avgResponseTimeMs'],
+  ];
+  for (const [name, help, field] of gauges) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['workspace'],
+      registers: [metrics.registry],
+      async collect() {
+        const rates = await current();
+        if (rates === undefined) return;
+        this.reset();
+        for (const r of rates) {
+          const value = r[field];
+          if (value !== null) this.set({ workspace: r.workspaceId }, value);
+        }
+      },
+    });
+  }
+}
+
 /**
  * Creates a registry with feedloop's metrics and the process defaults.
  *

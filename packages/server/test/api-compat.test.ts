@@ -206,16 +206,17 @@ for (const backend of BACKENDS) {
         session_id: 'sess-sum',
         total: 9,
         by_type: { correction: 2, escalation: 1, rating: 2, thumbs_down: 2, thumbs_up: 2 },
-        positive_rate: 0.5,
-        correction_rate: 2 / 3,
-        escalation_rate: 1 / 3,
+        // Percentages with 2 decimals, as every rate on every route.
+        positive_rate: 50,
+        correction_rate: 66.67,
+        escalation_rate: 33.33,
         average_rating: 4.5,
         response_count: 3,
         first_feedback_at: at(1),
         last_feedback_at: at(9),
       });
       const other = (await summary('sess-other')).json();
-      expect([other.total, other.escalation_rate, other.positive_rate]).toEqual([2, 1, 1]);
+      expect([other.total, other.escalation_rate, other.positive_rate]).toEqual([2, 100, 100]);
       const unknown = (await summary('sess-nobody')).json();
       expect([unknown.total, unknown.positive_rate, unknown.response_count, unknown.first_feedback_at]).toEqual([0, null, 0, null]);
       const missing = await t.app.inject({ method: 'GET', url: '/api/v1/feedback/summary', headers: t.auth });

@@ -3,6 +3,7 @@
  * `GET /api/v1/feedback/summary?session_id=` answers. Pure, so the rates have one definition
  * that the store, the API and the tests share. Field names are the seed's snake_case.
  */
+import { percentOf } from '../signals/daily-metrics.js';
 
 /** One stored feedback event of the session, as much of it as the summary needs. */
 export interface SessionFeedbackEvent {
@@ -20,8 +21,9 @@ export interface SessionFeedbackEvent {
 /**
  * A session's feedback in numbers. Only counted events enter: a vote replaced by the same
  * voter's newer vote, and a content duplicate, are left out, so a user who clicks up, then
- * down, then down again counts once, as down. Every rate is a fraction in [0, 1], or `null`
- * when its denominator is 0 (no votes is not a 0 % approval).
+ * down, then down again counts once, as down. Every rate is a percentage 0–100 with 2 decimals
+ * (feedloop's one unit for rates, docs/metrics.md "Units"), or `null` when its denominator is 0
+ * (no votes is not a 0 % approval).
  */
 export interface SessionSummary {
   session_id: string;
@@ -55,7 +57,7 @@ export interface SessionSummary {
   last_feedback_at: string | null;
 }
 
-const ratio = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
+const mean = (sum: number, count: number): number | null => (count === 0 ? null : sum / count);
 
 /**
  * Summarizes the events of one session (the caller selects them: the events' own
@@ -66,8 +68,8 @@ const ratio = (part: number, whole: number): number | null => (whole === 0 ? nul
  *   { responseId: 'r1', type: 'thumbs_up', occurredAt: '2026-01-01T10:00:00Z' },
  *   { responseId: 'r2', type: 'correction', occurredAt: '2026-01-01T10:05:00Z' },
  * ])
- * // { session_id: 's1', total: 2, by_type: { correction: 1, thumbs_up: 1 }, positive_rate: 1,
- * //   correction_rate: 0.5, escalation_rate: 0, average_rating: null, response_count: 2,
+ * // { session_id: 's1', total: 2, by_type: { correction: 1, thumbs_up: 1 }, positive_rate: 100,
+ * //   correction_rate: 50, escalation_rate: 0, average_rating: null, response_count: 2,
  * //   first_feedback_at: '2026-01-01T10:00:00.000Z', last_feedback_at: '2026-01-01T10:05:00.000Z' }
  */
 export function summarizeSession(sessionId: string, events: readonly SessionFeedbackEvent[]): SessionSummary {
@@ -99,10 +101,10 @@ export function summarizeSession(sessionId: string, events: readonly SessionFeed
     session_id: sessionId,
     total: counted.length,
     by_type: Object.fromEntries([...byType.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
-    positive_rate: ratio(up, up + down),
-    correction_rate: ratio(corrected.size, responses.size),
-    escalation_rate: ratio(escalated.size, responses.size),
-    average_rating: ratio(stars, ratings),
+    positive_rate: percentOf(up, up + down),
+    correction_rate: percentOf(corrected.size, responses.size),
+    escalation_rate: percentOf(escalated.size, responses.size),
+    average_rating: mean(stars, ratings),
     response_count: responses.size,
     first_feedback_at: first === undefined ? null : new Date(first).toISOString(),
     last_feedback_at: last === undefined ? null : new Date(last).toISOString(),

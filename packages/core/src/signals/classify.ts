@@ -113,7 +113,11 @@ export function classify(enriched: EnrichedEvent, settings: WorkspaceSettings): 
   const event = enriched.event;
   switch (event.type) {
     case 'thumbs_up':
-      return classification('positive', 'explicit_positive', 1, { firstPass: true });
+      // Phase 4.1's byCategory counts categories on positive feedback too ("accurate", "relevant").
+      return classification('positive', 'explicit_positive', 1, {
+        categories: event.payload.category === undefined ? [] : [event.payload.category],
+        firstPass: true,
+      });
     case 'thumbs_down':
       return classification('negative', 'explicit_negative', -1, {
         severity: 'medium',

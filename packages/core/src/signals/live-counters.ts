@@ -8,6 +8,7 @@
  */
 import type { FeedbackEventType } from '../event-types.js';
 import type { Polarity, Severity } from './signal-types.js';
+import { RATING_TYPES } from './stats-sums.js';
 
 /** Field counting every event the pipeline finished with, counted or dropped. */
 const TOTAL_FIELD = 'total';
@@ -19,6 +20,9 @@ const POLARITY_PREFIX = 'polarity:';
 const SEVERITY_PREFIX = 'severity:';
 /** Length of an ISO-8601 `YYYY-MM-DD` date at the start of `toISOString()`. */
 const ISO_DAY_LENGTH = 10;
+/** Counted ratings by polarity, kept under the day the event occurred (not received): see {@link ratedCounterFields}. */
+const RATED_PREFIX = 'rated:';
+const RATED_TYPES: ReadonlySet<FeedbackEventType> = new Set(RATING_TYPES);
 
 /**
  * The UTC calendar day of an instant, `YYYY-MM-DD`: the day a live counter and a daily rollup
@@ -103,6 +107,33 @@ export function mergeCounterDeltas(a: CounterDeltas, b: CounterDeltas): CounterD
 }
 
 /** A day's live counters in the shape the dashboard reads. */
+/**
+ * The live fields of a counted rating (a type of {@link RATING_TYPES} with a polarity): `rated:positive`
+ * or `rated:negative`, to be added under the day the event occurred, so today's satisfaction in
+ * `GET /v1/stats` counts the same events the day's rollup will. Other events give none.
+ *
+ * @example
+ * ratedCounterFields('thumbs_up', 'positive') // ['rated:positive']
+ * ratedCounterFields('comment', 'neutral') // []
+ */
+export function ratedCounterFields(type: FeedbackEventType, polarity: Polarity): string[] {
+  return RATED_TYPES.has(type) && polarity !== 'neutral' ? [`${RATED_PREFIX}${polarity}`] : [];
+}
+
+/**
+ * Today's counted ratings from a day's live fields (see {@link ratedCounterFields}).
+ *
+ * @example
+ * ratedFromFields({ 'rated:positive': 3, total: 9 }) // { positive: 3, negative: 0 }
+ */
+export function ratedFromFields(fields: Record<string, number>): { positive: number; negative: number } {
+  const read = (field: string) => {
+    const value = Object.hasOwn(fields, field) ? fields[field] : undefined;
+    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  };
+  return { positive: read(`${RATED_PREFIX}positive`), negative: read(`${RATED_PREFIX}negative`) };
+}
+
 export interface LiveStats {
   day: string;
   /** Events processed this day, counted or dropped. */

@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health.js';
 import { insightsRoutes } from './routes/insights.js';
 import { responseRoutes } from './routes/responses.js';
 import { statsRoutes } from './routes/stats.js';
+import { statsReportRoutes } from './routes/stats-report.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
@@ -92,5 +93,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(alertRoutes, services);
   await app.register(insightsRoutes, services);
   await app.register(experimentRoutes, services);
+  await app.register(statsReportRoutes, services);
   return app;
 }

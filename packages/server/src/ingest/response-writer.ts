@@ -55,14 +55,23 @@ export async function writeResponseBatch(db: SqlClient, items: ResponseSubmissio
       received_at: now.toISOString(),
     }))
     .sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
+  // A new response joins its day's correction and escalation populations, so the same statement
+  // marks that day dirty for the rollup (bumping the version, as processing does).
   const inserted = await db.query<{ ws: string; id: string }>(
-    `INSERT INTO responses (workspace_id, id, session_id, user_id, query, answer, sources, context_document_ids, context_token_count,
-                            model, agent, query_type, experiment_id, variant, trace_id, metadata, created_at, received_at)
-     SELECT ws, id, session_id, user_id, query, answer, sources, context_document_ids, context_token_count,
-            model, agent, query_type, experiment_id, variant, trace_id, metadata, created_at, received_at
-       FROM json_to_recordset($1::json) AS x(${COLUMNS})
-     ON CONFLICT (workspace_id, id) DO NOTHING
-     RETURNING workspace_id AS ws, id`,
+    `WITH inserted AS (
+       INSERT INTO responses (workspace_id, id, session_id, user_id, query, answer, sources, context_document_ids, context_token_count,
+                              model, agent, query_type, experiment_id, variant, trace_id, metadata, created_at, received_at)
+       SELECT ws, id, session_id, user_id, query, answer, sources, context_document_ids, context_token_count,
+              model, agent, query_type, experiment_id, variant, trace_id, metadata, created_at, received_at
+         FROM json_to_recordset($1::json) AS x(${COLUMNS})
+       ON CONFLICT (workspace_id, id) DO NOTHING
+       RETURNING workspace_id AS ws, id, created_at
+     ), marked AS (
+       INSERT INTO rollup_dirty AS d (workspace_id, day)
+       SELECT DISTINCT ws, (created_at AT TIME ZONE 'UTC')::date FROM inserted ORDER BY 1, 2
+       ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1
+     )
+     SELECT ws, id FROM inserted`,
     [JSON.stringify(rows)],
     { prepare: true },
   );

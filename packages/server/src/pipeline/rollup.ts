@@ -1,11 +1,23 @@
 /**
- * Daily rollups: recomputes feedback_metrics_daily for the days processing marked dirty. A day is
+ * Daily rollups: recomputes feedback_metrics_daily, the stats cells, the user sums and the issue counts for the
+ * days processing (or a response registration) marked dirty. A day is
  * recomputed whole from its counted signals, so re-runs are idempotent and a late event simply
  * marks its day dirty again. A dirty mark is read without a lock and deleted, in the transaction
  * that writes the rollup, only if its version is unchanged: processing never waits for a rollup,
  * an event processed meanwhile keeps the day dirty, and a failure leaves the mark.
  */
-import { computeDailyMetrics, type DailyMetrics, type FeedbackEventType, type Polarity, type RollupRow } from '@feedloop/core';
+import {
+  computeDailyMetrics,
+  computeStatsCells,
+  issueCounts,
+  userSums,
+  type CellCoordinates,
+  type DailyMetrics,
+  type FeedbackEventType,
+  type Polarity,
+  type RegisteredResponse,
+  type RollupRow,
+} from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 
 const DAYS_PER_RUN = 100;
@@ -28,6 +40,21 @@ interface RollupInputRow {
   query_type: string | null;
   experiment_id: string | null;
   variant: string | null;
+  user_id: string | null;
+  query: string;
+}
+
+interface RegisteredInputRow {
+  id: string;
+  session_id: string | null;
+  user_id: string | null;
+  agent: string | null;
+  model: string | null;
+  query_type: string | null;
+  experiment_id: string | null;
+  variant: string | null;
+  corrected: boolean;
+  escalated: boolean;
 }
 
 /**
@@ -60,9 +87,11 @@ export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number
 }
 
 /**
- * Recomputes one workspace's day (UTC) from its counted, current signals. The day's bounds are
- * UTC midnights written out (`AT TIME ZONE 'UTC'`): a bare `date` compared with a `timestamptz`
- * is cast in the session's zone, and the connections' UTC setting should not be all that holds.
+ * Recomputes one workspace's day (UTC): `feedback_metrics_daily` from its counted, current
+ * signals and the responses registered that day, and the stats cells and issue counts beside it.
+ * The day's bounds are UTC midnights written out (`AT TIME ZONE 'UTC'`): a bare `date` compared
+ * with a `timestamptz` is cast in the session's zone, and the connections' UTC setting should not
+ * be all that holds.
  *
  * @example
  * await db.transaction((tx) => rollupDay(tx, 'ws_1', '2026-11-22', new Date()));
@@ -70,8 +99,8 @@ export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number
 export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: string, now: Date): Promise<DailyMetrics[]> {
   const rows = await tx.query<RollupInputRow>(
     `SELECT s.event_id, s.type, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
-            s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id,
-            r.agent, r.model, r.query_type, r.experiment_id, r.variant
+            s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id, s.user_id,
+            r.agent, r.model, r.query_type, r.experiment_id, r.variant, r.query
        FROM feedback_signals s
        JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
        JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
@@ -80,27 +109,77 @@ export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: strin
         AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
     [workspaceId, day],
   );
-  const metrics = computeDailyMetrics(rows.map(toRollupRow));
-  await tx.query('DELETE FROM feedback_metrics_daily WHERE workspace_id = $1 AND day = $2::date', [workspaceId, day]);
+  // The day's registered responses and whether a counted correction or escalation (of any day)
+  // is about them: corrections and escalations mark their response's day dirty, so this stays current.
+  const registered = await tx.query<RegisteredInputRow>(
+    `SELECT r.id, r.session_id, r.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant,
+            EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
+                       AND s.status = 'counted' AND s.type = 'correction') AS corrected,
+            EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
+                       AND s.status = 'counted' AND s.type = 'escalation') AS escalated
+       FROM responses r
+      WHERE r.workspace_id = $1
+        AND r.created_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND r.created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
+    [workspaceId, day],
+  );
+  const events = rows.map(toRollupRow);
+  const responses = registered.map(toRegistered);
+  const metrics = computeDailyMetrics(events, responses);
+  const cellEvents = events.map((e, i) => ({ ...e, ...cellCoordinates(rows[i] as RollupInputRow), userId: rows[i]?.user_id ?? null }));
+  const cellResponses = responses.map((r, i) => ({ ...r, ...cellCoordinates(registered[i] as RegisteredInputRow), userId: registered[i]?.user_id ?? null }));
+  const cells = computeStatsCells(cellEvents, cellResponses);
+  const users = userSums(cellEvents, cellResponses);
+  const issues = issueCounts(rows.map((r) => ({ type: r.type as FeedbackEventType, polarity: r.polarity as Polarity, query: r.query })));
+
+  for (const table of ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_user_stats_daily', 'feedback_issue_counts']) {
+    await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1 AND day = $2::date`, [workspaceId, day]);
+  }
   if (metrics.length > 0) {
     await tx.query(
       `INSERT INTO feedback_metrics_daily (workspace_id, day, dimension, dimension_value, total_events, total_responses, total_sessions,
               positive_ratings, negative_ratings, skipped_ratings, first_pass_acceptance_rate, average_edit_distance, error_category_counts,
-              avg_accuracy_score, avg_completeness_score, avg_style_match_score, positive_rate, correction_rate, escalation_rate,
-              avg_response_time_ms, avg_value, computed_at)
+              positive_category_counts, avg_accuracy_score, avg_completeness_score, avg_style_match_score, positive_rate, correction_rate,
+              escalation_rate, avg_response_time_ms, avg_value, sums, computed_at)
        SELECT $2, $3::date, dimension, "dimensionValue", "totalEvents", "totalResponses", "totalSessions", "positiveRatings",
               "negativeRatings", "skippedRatings", "firstPassAcceptanceRate", "averageEditDistance", "errorCategoryCounts",
-              "avgAccuracyScore", "avgCompletenessScore", "avgStyleMatchScore", "positiveRate", "correctionRate", "escalationRate",
-              "avgResponseTimeMs", "avgValue", $4::timestamptz
+              "positiveCategoryCounts", "avgAccuracyScore", "avgCompletenessScore", "avgStyleMatchScore", "positiveRate", "correctionRate",
+              "escalationRate", "avgResponseTimeMs", "avgValue", sums, $4::timestamptz
          FROM json_to_recordset($1::json) AS x(dimension text, "dimensionValue" text, "totalEvents" int, "totalResponses" int,
               "totalSessions" int, "positiveRatings" int, "negativeRatings" int, "skippedRatings" int, "firstPassAcceptanceRate" numeric,
-              "averageEditDistance" numeric, "errorCategoryCounts" jsonb, "avgAccuracyScore" numeric, "avgCompletenessScore" numeric,
-              "avgStyleMatchScore" numeric, "positiveRate" numeric, "correctionRate" numeric, "escalationRate" numeric,
-              "avgResponseTimeMs" double precision, "avgValue" double precision)`,
+              "averageEditDistance" numeric, "errorCategoryCounts" jsonb, "positiveCategoryCounts" jsonb, "avgAccuracyScore" numeric,
+              "avgCompletenessScore" numeric, "avgStyleMatchScore" numeric, "positiveRate" numeric, "correctionRate" numeric,
+              "escalationRate" numeric, "avgResponseTimeMs" double precision, "avgValue" double precision, sums jsonb)`,
       [JSON.stringify(metrics), workspaceId, day, now.toISOString()],
     );
   }
+  if (cells.length > 0) {
+    await tx.query(
+      `INSERT INTO feedback_stats_cells (workspace_id, day, agent, model, query_type, experiment_id, variant, sums)
+       SELECT $2, $3::date, agent, model, "queryType", "experimentId", variant, sums
+         FROM json_to_recordset($1::json) AS x(agent text, model text, "queryType" text, "experimentId" text, variant text, sums jsonb)`,
+      [JSON.stringify(cells), workspaceId, day],
+    );
+  }
+  if (users.length > 0) {
+    await tx.query(
+      `INSERT INTO feedback_user_stats_daily (workspace_id, day, user_id, sums)
+       SELECT $2, $3::date, "userId", sums FROM json_to_recordset($1::json) AS x("userId" text, sums jsonb)`,
+      [JSON.stringify(users), workspaceId, day],
+    );
+  }
+  if (issues.length > 0) {
+    await tx.query(
+      `INSERT INTO feedback_issue_counts (workspace_id, day, query, negatives)
+       SELECT $2, $3::date, query, negatives FROM json_to_recordset($1::json) AS x(query text, negatives int)`,
+      [JSON.stringify(issues), workspaceId, day],
+    );
+  }
   return metrics;
+}
+
+/** A row's coordinates in the stats cells: the response's dimensions, with the bare variant. */
+function cellCoordinates(r: Pick<RollupInputRow, 'agent' | 'model' | 'query_type' | 'experiment_id' | 'variant'>): CellCoordinates {
+  return { agent: r.agent, model: r.model, queryType: r.query_type, experimentId: r.experiment_id, variant: r.variant };
 }
 
 function toRollupRow(r: RollupInputRow): RollupRow {
@@ -120,7 +199,24 @@ function toRollupRow(r: RollupInputRow): RollupRow {
     agent: r.agent,
     model: r.model,
     queryType: r.query_type,
-    // A variant is named within its experiment, so two experiments' "B" stay apart.
-    variant: r.variant === null ? null : r.experiment_id === null ? r.variant : `${r.experiment_id}/${r.variant}`,
+    variant: qualifiedVariant(r),
   };
+}
+
+function toRegistered(r: RegisteredInputRow): RegisteredResponse {
+  return {
+    responseId: r.id,
+    sessionId: r.session_id,
+    agent: r.agent,
+    model: r.model,
+    queryType: r.query_type,
+    variant: qualifiedVariant(r),
+    corrected: r.corrected,
+    escalated: r.escalated,
+  };
+}
+
+/** A variant is named within its experiment, so two experiments' "B" stay apart. */
+function qualifiedVariant(r: { experiment_id: string | null; variant: string | null }): string | null {
+  return r.variant === null ? null : r.experiment_id === null ? r.variant : `${r.experiment_id}/${r.variant}`;
 }

@@ -12,6 +12,7 @@ import {
   enrich,
   learningSignal,
   liveCounterFields,
+  ratedCounterFields,
   utcDay,
   weigh,
   type Classification,
@@ -131,11 +132,17 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       docItems.set(event.workspaceId, items);
     }
     out.messages.push(...messagesOf(c, classification, signal, weight, asOf));
-    const day = utcDay(event.occurredAt);
-    if (!dirty.has(`${event.workspaceId}\u0000${day}`)) {
-      dirty.add(`${event.workspaceId}\u0000${day}`);
-      out.dirtyDays.push({ workspaceId: event.workspaceId, day });
+    // The event's day; for a correction or an escalation also its response's registration day,
+    // whose correction and escalation rates it changes.
+    const days = [utcDay(event.occurredAt)];
+    if ((event.type === 'correction' || event.type === 'escalation') && c.response) days.push(utcDay(c.response.createdAt));
+    for (const day of days) {
+      if (!dirty.has(`${event.workspaceId}\u0000${day}`)) {
+        dirty.add(`${event.workspaceId}\u0000${day}`);
+        out.dirtyDays.push({ workspaceId: event.workspaceId, day });
+      }
     }
+    addCounterDeltas(out.counters, event.workspaceId, days[0] ?? receivedDay, ratedCounterFields(event.type, classification.polarity));
     if (!rescore.has(`${event.workspaceId}\u0000${event.responseId}`)) {
       rescore.add(`${event.workspaceId}\u0000${event.responseId}`);
       out.responses.push({ workspaceId: event.workspaceId, responseId: event.responseId });

@@ -67,7 +67,8 @@ export async function listDeclaredExperiments(db: SqlExecutor, workspaceId: stri
  * Tags a response with an experiment and variant when it carries neither (a Phase 4.1
  * FeedbackEntry names them; the registration may not have). A response already tagged keeps its
  * tags: the registration is the source of truth. A tagged response is marked for the rescore,
- * which adds its feedback to its variant's totals.
+ * which adds its feedback to its variant's totals, and its registration day and the days of its
+ * feedback are marked for the rollup, whose variant slices it now belongs to.
  *
  * @returns whether the response was tagged.
  * @example
@@ -85,9 +86,21 @@ export async function tagResponseExperiment(
        UPDATE responses SET experiment_id = $3, variant = $4
         WHERE workspace_id = $1 AND id = $2 AND experiment_id IS NULL AND variant IS NULL
         RETURNING workspace_id, id)
-     INSERT INTO score_dirty AS d (workspace_id, response_id) SELECT workspace_id, id FROM tagged
-     ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1
-     RETURNING response_id`,
+     , rescore AS (
+       INSERT INTO score_dirty AS d (workspace_id, response_id) SELECT workspace_id, id FROM tagged
+       ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1
+       RETURNING response_id),
+     days AS (
+       SELECT t.workspace_id, (r.created_at AT TIME ZONE 'UTC')::date AS day FROM tagged t
+         JOIN responses r ON r.workspace_id = t.workspace_id AND r.id = t.id
+       UNION
+       SELECT s.workspace_id, (s.occurred_at AT TIME ZONE 'UTC')::date FROM tagged t
+         JOIN feedback_signals s ON s.workspace_id = t.workspace_id AND s.response_id = t.id AND s.status = 'counted'),
+     rollup AS (
+       INSERT INTO rollup_dirty AS d (workspace_id, day) SELECT workspace_id, day FROM days ORDER BY workspace_id, day
+       ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1
+       RETURNING 1)
+     SELECT response_id FROM rescore`,
     [workspaceId, responseId, tags.experimentId ?? null, tags.variant ?? null],
   );
   return rows.length > 0;

@@ -46,14 +46,14 @@ const rlhfAcceptedSchema = z.object({
 
 const ragAcceptedSchema = z.object({ id: z.string(), status: z.enum(['accepted', 'duplicate']) });
 
-const rate = z.number().min(0).max(1).nullable();
+const rate = z.number().min(0).max(100).nullable();
 const summarySchema = z.object({
   session_id: z.string(),
   total: z.number().int(),
   by_type: z.record(z.string(), z.number().int()),
-  positive_rate: rate.describe('thumbs_up / (thumbs_up + thumbs_down); null without votes'),
-  correction_rate: rate.describe('Responses with a correction / response_count'),
-  escalation_rate: rate.describe('Responses with an escalation / response_count'),
+  positive_rate: rate.describe('thumbs_up / (thumbs_up + thumbs_down), %; null without votes'),
+  correction_rate: rate.describe('Responses with a correction / response_count, %'),
+  escalation_rate: rate.describe('Responses with an escalation / response_count, %'),
   average_rating: z.number().nullable().describe('Mean stars of the rating events'),
   response_count: z.number().int().describe('The session\'s responses with any counted feedback'),
   first_feedback_at: z.string().nullable(),
@@ -121,7 +121,7 @@ export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { inges
       summary: 'RLHF seed: summary of a session\'s feedback (secret key)',
       description:
         'Counts the events carrying the session_id and the events on responses registered with it. Replaced votes and content ' +
-        'duplicates are not counted. Rates are fractions in [0, 1], null when their denominator is 0.',
+        'duplicates are not counted. Rates are percentages 0–100 with 2 decimals (as on every route), null when their denominator is 0.',
       tags: TAGS,
       querystring: z.strictObject({ session_id: idSchema }),
       response: { 200: summarySchema },
