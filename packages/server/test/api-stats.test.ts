@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollupDirtyDays } from '../src/pipeline/rollup.js';
+import { readDay, rollupDirtyDays } from '../src/pipeline/rollup.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -68,6 +68,13 @@ for (const backend of BACKENDS) {
       expect(s.byDay.at(-1)).toMatchObject({ date: today(), positive: 2, negative: 2, satisfactionRate: 50 });
       expect(s.trend.direction).toBe('stable');
       expect(s.live).toEqual({ day: today(), source: 'counters' });
+    });
+
+    it('reads a day in pages that together are the one-page read, whatever the page size', async () => {
+      const whole = await readDay(t.db, t.workspaceId, today());
+      expect(whole.rows).toHaveLength(6);
+      expect(whole.registered).toHaveLength(4);
+      for (const pageSize of [1, 2, 5]) expect(await readDay(t.db, t.workspaceId, today(), pageSize)).toEqual(whole);
     });
 
     it('shows the default baseline, marked as such, while a workspace has few ratings', async () => {

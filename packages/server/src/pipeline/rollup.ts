@@ -5,6 +5,12 @@
  * marks its day dirty again. A dirty mark is read without a lock and deleted, in the transaction
  * that writes the rollup, only if its version is unchanged: processing never waits for a rollup,
  * an event processed meanwhile keeps the day dirty, and a failure leaves the mark.
+ *
+ * The day is read before that transaction, in pages of {@link ROLLUP_PAGE} rows, each its own
+ * statement: embedded, PGlite serves one statement at a time on the event loop's thread, and one
+ * read of a busy day (100,000 events) would hold every request for seconds. The pages need no
+ * common snapshot: whatever is processed after the mark was read bumps its version, so the day
+ * stays dirty and is read again.
  */
 import {
   computeDailyMetrics,
@@ -21,9 +27,13 @@ import {
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 
 const DAYS_PER_RUN = 100;
+/** Rows a read of the day takes at a time. */
+export const ROLLUP_PAGE = 5_000;
 
 interface RollupInputRow {
   event_id: string;
+  /** The signal's occurred_at as text (microseconds kept, which a Date drops): the key the day is read by. */
+  s_occurred_key: string;
   type: string;
   payload: unknown;
   polarity: string;
@@ -46,6 +56,8 @@ interface RollupInputRow {
 
 interface RegisteredInputRow {
   id: string;
+  /** created_at as text (microseconds kept): the key the day's responses are read by. */
+  created_key: string;
   session_id: string | null;
   user_id: string | null;
   agent: string | null;
@@ -68,60 +80,105 @@ export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number
   const done: Array<{ workspaceId: string; day: string }> = [];
   const maxDays = options.maxDays ?? DAYS_PER_RUN;
   while (done.length < maxDays) {
-    const day = await db.transaction(async (tx) => {
-      const [mark] = await tx.query<{ workspace_id: string; day: string; version: number }>(
-        `SELECT workspace_id, to_char(day, 'YYYY-MM-DD') AS day, version FROM rollup_dirty
-          WHERE (workspace_id, day) NOT IN (SELECT x.ws, x.day::date FROM json_to_recordset($1::json) AS x(ws text, day text))
-          ORDER BY marked_at LIMIT 1`,
-        [JSON.stringify(done.map((d) => ({ ws: d.workspaceId, day: d.day })))],
-      );
-      if (!mark) return undefined;
-      await rollupDay(tx, mark.workspace_id, mark.day, options.now ?? new Date());
+    const [mark] = await db.query<{ workspace_id: string; day: string; version: number }>(
+      `SELECT workspace_id, to_char(day, 'YYYY-MM-DD') AS day, version FROM rollup_dirty
+        WHERE (workspace_id, day) NOT IN (SELECT x.ws, x.day::date FROM json_to_recordset($1::json) AS x(ws text, day text))
+        ORDER BY marked_at LIMIT 1`,
+      [JSON.stringify(done.map((d) => ({ ws: d.workspaceId, day: d.day })))],
+    );
+    if (!mark) break;
+    const input = await readDay(db, mark.workspace_id, mark.day);
+    await db.transaction(async (tx) => {
+      await writeDay(tx, mark.workspace_id, mark.day, input, options.now ?? new Date());
       await tx.query('DELETE FROM rollup_dirty WHERE workspace_id = $1 AND day = $2::date AND version = $3', [mark.workspace_id, mark.day, mark.version]);
-      return { workspaceId: mark.workspace_id, day: mark.day };
     });
-    if (!day) break;
-    done.push(day);
+    done.push({ workspaceId: mark.workspace_id, day: mark.day });
   }
   return done;
 }
 
+/** A day's input: its counted events and the responses registered on it. */
+export interface DayInput {
+  rows: RollupInputRow[];
+  registered: RegisteredInputRow[];
+}
+
 /**
- * Recomputes one workspace's day (UTC): `feedback_metrics_daily` from its counted, current
- * signals and the responses registered that day, and the stats cells and issue counts beside it.
- * The day's bounds are UTC midnights written out (`AT TIME ZONE 'UTC'`): a bare `date` compared
- * with a `timestamptz` is cast in the session's zone, and the connections' UTC setting should not
- * be all that holds.
+ * Recomputes one workspace's day (UTC) in one go: {@link readDay}, then {@link writeDay}.
  *
  * @example
  * await db.transaction((tx) => rollupDay(tx, 'ws_1', '2026-11-22', new Date()));
  */
 export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: string, now: Date): Promise<DailyMetrics[]> {
-  const rows = await tx.query<RollupInputRow>(
-    `SELECT s.event_id, s.type, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
-            s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id, s.user_id,
-            r.agent, r.model, r.query_type, r.experiment_id, r.variant, r.query
-       FROM feedback_signals s
-       JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
-       JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
-       JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
-      WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL
-        AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
-    [workspaceId, day],
-  );
-  // The day's registered responses and whether a counted correction or escalation (of any day)
-  // is about them: corrections and escalations mark their response's day dirty, so this stays current.
-  const registered = await tx.query<RegisteredInputRow>(
-    `SELECT r.id, r.session_id, r.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant,
-            EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
-                       AND s.status = 'counted' AND s.type = 'correction') AS corrected,
-            EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
-                       AND s.status = 'counted' AND s.type = 'escalation') AS escalated
-       FROM responses r
-      WHERE r.workspace_id = $1
-        AND r.created_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND r.created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
-    [workspaceId, day],
-  );
+  return writeDay(tx, workspaceId, day, await readDay(tx, workspaceId, day), now);
+}
+
+/**
+ * Reads one workspace's day (UTC) in pages: its counted, current signals with their events and
+ * responses, by (occurred_at, event_id); and the responses registered that day, by (created_at,
+ * id), each with whether a counted correction or escalation (of any day) is about it. The day's
+ * bounds are UTC midnights written out (`AT TIME ZONE 'UTC'`): a bare `date` compared with a
+ * `timestamptz` is cast in the session's zone, and the connections' UTC setting should not be all
+ * that holds.
+ *
+ * @example
+ * const input = await readDay(db, 'ws_1', '2026-11-22');
+ */
+export async function readDay(db: SqlExecutor, workspaceId: string, day: string, pageSize = ROLLUP_PAGE): Promise<DayInput> {
+  const rows: RollupInputRow[] = [];
+  for (let after: RollupInputRow | undefined; ; ) {
+    const page = await db.query<RollupInputRow>(
+      `SELECT s.event_id, s.type, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
+              s.occurred_at::text AS s_occurred_key, s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id,
+              s.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant, r.query
+         FROM feedback_signals s
+         JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
+         JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+         JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
+        WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL
+          AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'
+          AND ($3::timestamptz IS NULL OR (s.occurred_at, s.event_id) > ($3::timestamptz, $4::text))
+        ORDER BY s.occurred_at, s.event_id LIMIT $5`,
+      [workspaceId, day, after?.s_occurred_key ?? null, after?.event_id ?? null, pageSize],
+    );
+    rows.push(...page);
+    if (page.length < pageSize) break;
+    after = page[page.length - 1];
+  }
+  // Corrections and escalations mark their response's day dirty, so the flags stay current.
+  const registered: RegisteredInputRow[] = [];
+  for (let after: RegisteredInputRow | undefined; ; ) {
+    const page = await db.query<RegisteredInputRow>(
+      `SELECT r.id, r.created_at::text AS created_key, r.session_id, r.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant,
+              EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
+                         AND s.status = 'counted' AND s.type = 'correction') AS corrected,
+              EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
+                         AND s.status = 'counted' AND s.type = 'escalation') AS escalated
+         FROM responses r
+        WHERE r.workspace_id = $1
+          AND r.created_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND r.created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'
+          AND ($3::timestamptz IS NULL OR (r.created_at, r.id) > ($3::timestamptz, $4::text))
+        ORDER BY r.created_at, r.id LIMIT $5`,
+      [workspaceId, day, after?.created_key ?? null, after?.id ?? null, pageSize],
+    );
+    registered.push(...page);
+    if (page.length < pageSize) break;
+    after = page[page.length - 1];
+  }
+  return { rows, registered };
+}
+
+/**
+ * Writes one workspace's day from its input: `feedback_metrics_daily`, the stats cells, the user
+ * sums and the issue counts, replacing what was there. Rollups of one day are serialized by a
+ * transaction lock, so two workers rolling up the same day one after the other cannot collide.
+ *
+ * @example
+ * await db.transaction((tx) => writeDay(tx, 'ws_1', '2026-11-22', input, new Date()));
+ */
+export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string, input: DayInput, now: Date): Promise<DailyMetrics[]> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup'), hashtext($1 || '/' || $2))", [workspaceId, day]);
+  const { rows, registered } = input;
   const events = rows.map(toRollupRow);
   const responses = registered.map(toRegistered);
   const metrics = computeDailyMetrics(events, responses);
