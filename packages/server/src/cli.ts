@@ -15,6 +15,8 @@ import { createLogger } from './log.js';
 import { startServer, startWorker } from './server.js';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyKind } from './store/api-keys.js';
 import { createWorkspace, findWorkspace, listWorkspaces } from './store/workspaces.js';
+import type { ApiTarget } from './cli/api-client.js';
+import { describeImport, importFile, isImportSource } from './cli/import-command.js';
 
 const USAGE = `Usage: feedloop <command>
 
@@ -27,6 +29,9 @@ const USAGE = `Usage: feedloop <command>
   key create --workspace W [--kind secret|public] [--name N]
   key list --workspace W
   key revoke <keyId> --workspace W
+  import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]
+                                           replay a dataset as responses and feedback through the API of a running
+                                           server (U default http://127.0.0.1:$PORT, K default $FEEDLOOP_API_KEY)
 
   --json   print results as JSON`;
 
@@ -66,6 +71,13 @@ function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/** The server the API commands talk to: `--url` and `--key`, else this machine's server and `FEEDLOOP_API_KEY`. */
+function apiTarget(url: string | undefined, key: string | undefined, config: Config): ApiTarget {
+  const k = key ?? process.env.FEEDLOOP_API_KEY;
+  if (!k) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--key (or FEEDLOOP_API_KEY) is required: a secret key of the workspace', { field: 'key' });
+  return { url: url ?? `http://127.0.0.1:${config.port}`, key: k };
+}
+
 async function worker(config: Config): Promise<void> {
   const log = createLogger(config);
   const running = await startWorker(config);
@@ -101,6 +113,8 @@ async function run(argv: string[], out: Out): Promise<void> {
       name: { type: 'string' },
       json: { type: 'boolean' },
       'api-only': { type: 'boolean' },
+      url: { type: 'string' },
+      key: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -148,6 +162,13 @@ async function run(argv: string[], out: Out): Promise<void> {
         const info = await revokeApiKey(db, await workspaceOf(db, values.workspace), arg);
         out(`revoked ${info.id}`, info);
       });
+    case `import ${sub}`: {
+      if (!isImportSource(sub) || !arg) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'import needs a format (oasst, hh-rlhf or jsonl) and a path', { field: 'format' });
+      }
+      const report = await importFile(sub, arg, apiTarget(values.url, values.key, config));
+      return out(describeImport(report) + report.errors.map((e) => `\n  ${e.id}: ${e.code}: ${e.message}`).join(''), report);
+    }
     default:
       throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `unknown command "${positionals.join(' ')}"\n\n${USAGE}`, { field: 'command' });
   }
