@@ -4,14 +4,14 @@
  */
 
 /** The event types subscribers can ask for. */
-export const OUTBOUND_EVENT_TYPES = ['feedback.submitted', 'learning.signal'] as const;
+export const OUTBOUND_EVENT_TYPES = ['feedback.submitted', 'learning.signal', 'training.batch_ready'] as const;
 
 /** One of {@link OUTBOUND_EVENT_TYPES}. */
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
 /** One event as delivered: the body of a webhook POST, the payload of a stream message. */
 export interface OutboundMessage {
-  /** Stable across retries and replays: `<type>:<feedback event id>`. */
+  /** Stable across retries and replays: `<type>:<feedback event id>` (`training.batch_ready:<batch id>`). */
   id: string;
   type: OutboundEventType;
   workspaceId: string;

@@ -15,6 +15,7 @@ import { healthRoutes } from './routes/health.js';
 import { responseRoutes } from './routes/responses.js';
 import { statsRoutes } from './routes/stats.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
@@ -86,5 +87,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(webhookRoutes, services);
   await app.register(compatRoutes, services);
   await app.register(statsRoutes, services);
+  await app.register(trainingBatchRoutes, services);
   return app;
 }

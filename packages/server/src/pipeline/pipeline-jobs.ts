@@ -17,6 +17,8 @@ export type PipelineJobs = {
   rollup: Record<string, never>;
   /** After processing, and scheduled: recompute the composite scores of dirty responses. */
   rescore: Record<string, never>;
+  /** Scheduled: make training batches of workspaces whose unused examples reached the threshold. */
+  'training-batches': Record<string, never>;
 };
 
 /** The queue's name (BullMQ) under the configured Redis prefix. */
