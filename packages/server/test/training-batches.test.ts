@@ -24,7 +24,9 @@ for (const backend of BACKENDS) {
     beforeAll(async () => {
       t = await startTestApp(
         await backend.open(),
-        { FEEDLOOP_TRAINING_BATCH_THRESHOLD: String(THRESHOLD), FEEDLOOP_TRAINING_BATCH_DIR: batchDir, FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' },
+        { FEEDLOOP_TRAINING_BATCH_THRESHOLD: String(THRESHOLD), FEEDLOOP_TRAINING_BATCH_DIR: batchDir, FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true',
+          // The job runs when the test calls it: the schedule's first run (at start) finds nothing, its next is a day away.
+          FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS: '86400' },
         { worker: true },
       );
     });
