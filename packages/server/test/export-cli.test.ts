@@ -18,6 +18,8 @@ interface S3rverInstance {
   close(): Promise<void>;
   on(event: 'event', listener: (e: { Records: Array<{ eventName: string; s3: { object: { key: string } } }> }) => void): void;
 }
+// This process's own S3 client would print the SDK's Node 22 notice; the CLI silences it the same way.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const S3rver = createRequire(import.meta.url)('s3rver') as new (options: Record<string, unknown>) => S3rverInstance;
 
 const dir = mkdtempSync(join(tmpdir(), 'feedloop-export-'));
