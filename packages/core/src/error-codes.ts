@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_WEBHOOK_URL_FORBIDDEN: { status: 400, description: 'The webhook URL points into a private, loopback, link-local or otherwise non-public network' },
   FEEDLOOP_ERR_WEBHOOK_LIMIT: { status: 409, description: 'The workspace has as many webhooks as it may have; delete one first' },
   FEEDLOOP_ERR_EXPERIMENT_NOT_FOUND: { status: 404, description: 'No experiment with that id in this workspace: none declared and no response carries it' },
+  FEEDLOOP_ERR_TRAINING_BATCH_NOT_FOUND: { status: 404, description: 'No training batch with that id in this workspace' },
   FEEDLOOP_ERR_DATA_DIR_LOCKED: { status: 409, description: 'Another feedloop process holds the embedded data folder' },
   FEEDLOOP_ERR_UNAVAILABLE: { status: 503, description: 'The database cannot be reached or the server is shutting down' },
   FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },

@@ -15,6 +15,10 @@ import { createLogger } from './log.js';
 import { startServer, startWorker } from './server.js';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyKind } from './store/api-keys.js';
 import { createWorkspace, findWorkspace, listWorkspaces } from './store/workspaces.js';
+import type { ApiTarget } from './cli/api-client.js';
+import { describeImport, importFile, isImportSource } from './cli/import-command.js';
+import { openExport, parseDestination, writeExport } from './cli/export-command.js';
+import { formatBytes } from './cli/progress.js';
 
 const USAGE = `Usage: feedloop <command>
 
@@ -27,6 +31,13 @@ const USAGE = `Usage: feedloop <command>
   key create --workspace W [--kind secret|public] [--name N]
   key list --workspace W
   key revoke <keyId> --workspace W
+  import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]
+                                           replay a dataset as responses and feedback through the API of a running
+                                           server (U default http://127.0.0.1:$PORT, K default $FEEDLOOP_API_KEY)
+  export <format> --out F|s3://bucket/key [--filter k=v]... [--url U] [--key K] [--s3-endpoint E]
+                                           stream GET /v1/exports/<format>?k=v… into a file or an S3 object
+  export --batch <id> --out F|s3://bucket/key
+                                           the same with a training batch's file
 
   --json   print results as JSON`;
 
@@ -66,6 +77,25 @@ function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
+/** The server the API commands talk to: `--url` and `--key`, else this machine's server and `FEEDLOOP_API_KEY`. */
+function apiTarget(url: string | undefined, key: string | undefined, config: Config): ApiTarget {
+  const k = key ?? process.env.FEEDLOOP_API_KEY;
+  if (!k) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--key (or FEEDLOOP_API_KEY) is required: a secret key of the workspace', { field: 'key' });
+  return { url: url ?? `http://127.0.0.1:${config.port}`, key: k };
+}
+
+/** `--filter k=v` flags as the export's query string (`?k=v&…`), passed to the server as given. */
+function filterQuery(filters: readonly string[]): string {
+  const query = new URLSearchParams();
+  for (const f of filters) {
+    const eq = f.indexOf('=');
+    if (eq <= 0) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `--filter ${f}: expected key=value`, { field: 'filter' });
+    query.append(f.slice(0, eq), f.slice(eq + 1));
+  }
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
 async function worker(config: Config): Promise<void> {
   const log = createLogger(config);
   const running = await startWorker(config);
@@ -101,6 +131,12 @@ async function run(argv: string[], out: Out): Promise<void> {
       name: { type: 'string' },
       json: { type: 'boolean' },
       'api-only': { type: 'boolean' },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      out: { type: 'string' },
+      batch: { type: 'string' },
+      filter: { type: 'string', multiple: true },
+      's3-endpoint': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -148,6 +184,27 @@ async function run(argv: string[], out: Out): Promise<void> {
         const info = await revokeApiKey(db, await workspaceOf(db, values.workspace), arg);
         out(`revoked ${info.id}`, info);
       });
+    case `import ${sub}`: {
+      if (!isImportSource(sub) || !arg) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'import needs a format (oasst, hh-rlhf or jsonl) and a path', { field: 'format' });
+      }
+      const report = await importFile(sub, arg, apiTarget(values.url, values.key, config));
+      return out(describeImport(report) + report.errors.map((e) => `\n  ${e.id}: ${e.code}: ${e.message}`).join(''), report);
+    }
+    case 'export':
+    case `export ${sub}`: {
+      if (!values.out) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'export needs --out (a file or s3://bucket/key)', { field: 'out' });
+      if ((sub === undefined) === (values.batch === undefined)) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'export needs a format or --batch <id>, not both', { field: 'format' });
+      }
+      const destination = parseDestination(values.out);
+      const path = values.batch
+        ? `/v1/training-batches/${encodeURIComponent(values.batch)}/file`
+        : `/v1/exports/${encodeURIComponent(sub ?? '')}${filterQuery(values.filter ?? [])}`;
+      const source = await openExport(apiTarget(values.url, values.key, config), path);
+      const written = await writeExport(source, destination, values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {}, process.stderr);
+      return out(`wrote ${written.rows} rows (${formatBytes(written.bytes)}) to ${values.out}`, { ...written, out: values.out });
+    }
     default:
       throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `unknown command "${positionals.join(' ')}"\n\n${USAGE}`, { field: 'command' });
   }

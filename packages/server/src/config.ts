@@ -3,7 +3,7 @@
  * here and nowhere else.
  */
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -54,6 +54,9 @@ const envSchema = z.object({
   FEEDLOOP_ALERT_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3_600).default(30),
   FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).max(10_000).default(20),
+  FEEDLOOP_TRAINING_BATCH_THRESHOLD: z.coerce.number().int().min(1).max(100_000).default(50),
+  FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
+  FEEDLOOP_TRAINING_BATCH_DIR: optionalString,
 });
 
 /** The server's configuration. */
@@ -119,6 +122,12 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** Live webhooks a workspace may have at once. */
   readonly webhookMaxPerWorkspace: number;
+  /** Unused examples of a kind (corrections) that make a training batch, per workspace (ADR-0012: 50). */
+  readonly trainingBatchThreshold: number;
+  /** How often the scheduled job looks for workspaces past the threshold. */
+  readonly trainingBatchIntervalMs: number;
+  /** Where batch files are written: `<dir>/<workspace id>/<batch id>.jsonl`. */
+  readonly trainingBatchDir: string;
 }
 
 /**
@@ -172,5 +181,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     alertIntervalMs: e.FEEDLOOP_ALERT_INTERVAL_SECONDS * 1000,
     webhookAllowPrivate: e.FEEDLOOP_WEBHOOK_ALLOW_PRIVATE,
     webhookMaxPerWorkspace: e.FEEDLOOP_WEBHOOK_MAX_PER_WORKSPACE,
+    trainingBatchThreshold: e.FEEDLOOP_TRAINING_BATCH_THRESHOLD,
+    trainingBatchIntervalMs: e.FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS * 1000,
+    trainingBatchDir: resolve(cwd, e.FEEDLOOP_TRAINING_BATCH_DIR ?? join(e.FEEDLOOP_DATA_DIR, 'training-batches')),
   });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { openPglite } from '../src/db/pglite-client.js';
 import { Pipeline } from '../src/pipeline/pipeline.js';
 import type { EventKey, PipelineJobs } from '../src/pipeline/pipeline-jobs.js';
@@ -13,7 +14,7 @@ class RecordingQueue extends MemoryQueue<PipelineJobs> {
   }
 }
 
-const config = { redisUrl: undefined, redisPrefix: 'fl', pipelineBatch: 4, sweepIntervalMs: 60_000, sweepGraceMs: 60_000, rollupIntervalMs: 60_000, alertIntervalMs: 60_000, webhookAllowPrivate: false };
+const config = { ...loadConfig({}), pipelineBatch: 4 };
 const keys = (from: number, n: number): EventKey[] => Array.from({ length: n }, (_, i) => ['ws', `e${from + i}`]);
 
 describe('Pipeline.enqueue', () => {

@@ -289,7 +289,13 @@ describe.skipIf(!postgres?.available || !redisUp)('README: Production profile an
       'feedloop key list --workspace W': (s) => `key list --workspace ${s.workspaceId} --json`,
       'feedloop key revoke <keyId> --workspace W': (s) => `key revoke ${s.keyId} --workspace ${s.workspaceId} --json`,
     };
-    const ranElsewhere = ['feedloop start [--api-only]', 'feedloop worker', 'feedloop migrate'];
+    const ranElsewhere = [
+      'feedloop start [--api-only]',
+      'feedloop worker',
+      'feedloop migrate',
+      'feedloop import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]', // import-jsonl-cli.test.ts
+      'feedloop export <format>|--batch <id> --out F|s3://bucket/key', // export-cli.test.ts
+    ];
     const documented = cliLines.map((l) => l.split(/\s{2,}/)[0] as string);
     expect(documented.filter((d) => !ranElsewhere.includes(d)).sort()).toEqual(Object.keys(forms).sort());
 

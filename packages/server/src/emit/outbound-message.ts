@@ -4,7 +4,7 @@
  */
 
 /** The event types subscribers can ask for (the alert ones go to webhooks only, not the stream). */
-export const OUTBOUND_EVENT_TYPES = ['feedback.submitted', 'learning.signal', 'alert.firing', 'alert.resolved'] as const;
+export const OUTBOUND_EVENT_TYPES = ['feedback.submitted', 'learning.signal', 'alert.firing', 'alert.resolved', 'training.batch_ready'] as const;
 
 /** The alert event types: the only ones an `alertmanager` or `slack` webhook can carry. */
 export const ALERT_EVENT_TYPES = ['alert.firing', 'alert.resolved'] as const satisfies readonly OutboundEventType[];
@@ -14,7 +14,7 @@ export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
 /** One event as delivered: the body of a webhook POST, the payload of a stream message. */
 export interface OutboundMessage {
-  /** Stable across retries and replays: `<type>:<feedback event id>` (an alert's: `<type>:<alert id>`). */
+  /** Stable across retries and replays: `<type>:<feedback event id>` (an alert's: `<type>:<alert id>`; `training.batch_ready:<batch id>`). */
   id: string;
   type: OutboundEventType;
   workspaceId: string;

@@ -18,6 +18,7 @@ import { responseRoutes } from './routes/responses.js';
 import { statsRoutes } from './routes/stats.js';
 import { statsReportRoutes } from './routes/stats-report.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
 import type { AppServices } from './services.js';
@@ -94,5 +95,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(insightsRoutes, services);
   await app.register(experimentRoutes, services);
   await app.register(statsReportRoutes, services);
+  await app.register(trainingBatchRoutes, services);
   return app;
 }

@@ -19,6 +19,8 @@ export type PipelineJobs = {
   rescore: Record<string, never>;
   /** Scheduled: evaluate the quality-alert rules (once per tick across workers; see alert-evaluation.ts). */
   alerts: Record<string, never>;
+  /** Scheduled: make training batches of workspaces whose unused examples reached the threshold. */
+  'training-batches': Record<string, never>;
 };
 
 /** The queue's name (BullMQ) under the configured Redis prefix. */

@@ -18,6 +18,8 @@ import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { rescoreDirtyResponses } from './rescore.js';
 import { rollupDirtyDays } from './rollup.js';
 import { takeStalePending } from './stale-pending.js';
+import type { TrainingBatchView } from '../store/training-batches.js';
+import { createTrainingBatch, workspacesDueForBatch } from './training-batches.js';
 
 /** Events a sweep re-enqueues at most. */
 const SWEEP_EVENT_LIMIT = 50_000;
@@ -45,7 +47,20 @@ export interface PipelineObserver {
 /** What the pipeline is built from. */
 export interface PipelineDeps {
   db: SqlClient;
-  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'pipelineBatch' | 'sweepIntervalMs' | 'sweepGraceMs' | 'rollupIntervalMs' | 'webhookAllowPrivate' | 'alertIntervalMs'>;
+  config: Pick<
+    Config,
+    | 'redisUrl'
+    | 'redisPrefix'
+    | 'pipelineBatch'
+    | 'sweepIntervalMs'
+    | 'sweepGraceMs'
+    | 'rollupIntervalMs'
+    | 'webhookAllowPrivate'
+    | 'trainingBatchThreshold'
+    | 'trainingBatchIntervalMs'
+    | 'trainingBatchDir'
+    | 'alertIntervalMs'
+  >;
   queue: JobQueue<PipelineJobs>;
   sink?: StreamSink;
   observer?: PipelineObserver;
@@ -131,6 +146,9 @@ export class Pipeline {
       alerts: async () => {
         await this.evaluateAlerts();
       },
+      'training-batches': async () => {
+        await this.trainingBatches();
+      },
     });
     await this.installSchedule();
     // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
@@ -147,6 +165,7 @@ export class Pipeline {
     await queue.schedule('rollup', config.rollupIntervalMs, {});
     await queue.schedule('rescore', config.sweepIntervalMs, {});
     await queue.schedule('alerts', config.alertIntervalMs, {});
+    await queue.schedule('training-batches', config.trainingBatchIntervalMs, {});
   }
 
   /**
@@ -161,6 +180,46 @@ export class Pipeline {
       await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
     }
     return report;
+  }
+
+  /**
+   * The `training-batches` job: for each workspace with at least the threshold of unused
+   * corrections, makes batches until fewer are left, then delivers their `training.batch_ready`.
+   * Safe to run in many workers at once: a claim never takes another's events.
+   */
+  async trainingBatches(): Promise<number> {
+    const { db, config } = this.deps;
+    let made = 0;
+    for (const workspaceId of await workspacesDueForBatch(db, 'corrections', config.trainingBatchThreshold)) {
+      for (;;) {
+        const request = { workspaceId, kind: 'corrections' as const, minEvents: config.trainingBatchThreshold, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined };
+        const created = await createTrainingBatch(db, request);
+        if (!created) break;
+        made++;
+        await this.afterBatch(created.deliveryIds, created.effectId);
+      }
+    }
+    return made;
+  }
+
+  /**
+   * Makes one batch of a workspace's unused corrections now, however few (at least one): a batch
+   * on demand (`POST /v1/training-batches`). Null when none is unused.
+   */
+  async trainingBatchNow(workspaceId: string): Promise<TrainingBatchView | null> {
+    const { db, config } = this.deps;
+    const created = await createTrainingBatch(db, { workspaceId, kind: 'corrections', minEvents: 1, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined });
+    if (!created) return null;
+    await this.afterBatch(created.deliveryIds, created.effectId);
+    return created.batch;
+  }
+
+  /** Starts what a training batch made outside its transaction: its webhook deliveries and its stream message. */
+  async afterBatch(deliveryIds: number[], effectId: number | null): Promise<void> {
+    if (effectId !== null) await this.applyEffectsOf(effectId);
+    if (deliveryIds.length > 0) {
+      await this.deps.queue.add('deliver', { ids: deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+    }
   }
 
   /**
