@@ -53,7 +53,7 @@ for (const backend of BACKENDS) {
         'responses',
         'rollup_dirty',
         'score_dirty',
-      'training_batches',
+        'training_batches',
         'webhook_deliveries',
         'webhooks',
         'workspaces',
