@@ -10,6 +10,7 @@ import { installAuth } from './auth.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
+import { exportRoutes } from './routes/exports.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
 import { responseRoutes } from './routes/responses.js';
@@ -86,5 +87,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(webhookRoutes, services);
   await app.register(compatRoutes, services);
   await app.register(statsRoutes, services);
+  await app.register(exportRoutes, services);
   return app;
 }
