@@ -140,12 +140,17 @@ interface EventRow {
  */
 export async function readResponseEvents(db: SqlExecutor, workspaceId: string, responses: readonly ExportResponse[]): Promise<ResponseRecord[]> {
   const rows = await db.query<EventRow>(
+    // One index probe a response (feedback_events_response in each partition): with ANY($2) over a
+    // workspace that fills a partition, the planner scanned the whole partition for every page.
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
             sg.weight, sg.learning_signal
-     FROM feedback_events e
+     FROM unnest($2::text[]) AS page (response_id)
+     CROSS JOIN LATERAL (
+       SELECT * FROM feedback_events e
+       WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL
+     ) e
      LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
-     WHERE e.workspace_id = $1 AND e.response_id = ANY($2::text[])
-       AND e.duplicate_of IS NULL AND e.superseded_by IS NULL AND (sg.status IS NULL OR sg.status = 'counted')
+     WHERE sg.status IS NULL OR sg.status = 'counted'
      ORDER BY e.response_id, e.seq`,
     [workspaceId, responses.map((r) => r.id)],
   );
