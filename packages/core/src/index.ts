@@ -120,6 +120,7 @@ export {
   POSITIVE_RATING_MIN,
   corrections,
   eventVerdict,
+  judgedResponses,
   responseVerdict,
   sameText,
   type CorrectionText,

@@ -5,7 +5,7 @@
  */
 import type { ExcludedCounts } from './export-formats.js';
 import { promptMessages, type ChatMessage } from './sft.js';
-import { corrections, responseVerdict, sameText, type PromptGroup, type ResponseRecord } from './training-facts.js';
+import { corrections, judgedResponses, sameText, type PromptGroup, type ResponseRecord } from './training-facts.js';
 
 /** Where a pair comes from. */
 export type PairSource = 'correction' | 'review' | 'contrast';
@@ -44,19 +44,13 @@ function contrastOrder(direction: 1 | -1) {
  */
 export function preferencePairs(group: PromptGroup, excluded: ExcludedCounts): PreferencePair[] {
   const pairs: PreferencePair[] = [];
-  const positives: ResponseRecord[] = [];
-  const negatives: ResponseRecord[] = [];
   for (const facts of group.responses) {
     for (const c of corrections(facts)) {
       if (sameText(c.corrected, c.original)) excluded.tie++;
       else pairs.push({ prompt: facts.response.query, chosen: c.corrected, rejected: c.original, source: 'correction', chosenScore: null, rejectedScore: null });
     }
-    const verdict = responseVerdict(facts.events);
-    if (verdict === 'positive') positives.push(facts);
-    else if (verdict === 'negative') negatives.push(facts);
-    else if (verdict === 'contradictory') excluded.contradictory++;
-    else if (verdict === 'tie') excluded.tie++;
   }
+  const { positives, negatives } = judgedResponses(group, excluded);
   positives.sort(contrastOrder(1));
   negatives.sort(contrastOrder(-1));
   const count = Math.min(positives.length, negatives.length);

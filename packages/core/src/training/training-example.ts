@@ -4,7 +4,7 @@
  * normalized query as its contrast pair when there is one.
  */
 import type { ExcludedCounts } from './export-formats.js';
-import { responseVerdict, sameText, type PromptGroup, type ResponseRecord } from './training-facts.js';
+import { judgedResponses, sameText, type PromptGroup, type ResponseRecord } from './training-facts.js';
 
 /** Phase 4.1's `TrainingExample`. */
 export interface TrainingExample {
@@ -30,15 +30,7 @@ const byScore = (direction: 1 | -1) => (a: ResponseRecord, b: ResponseRecord) =>
  * // [{ query: 'refund policy?', positiveAnswer: '30 days.', negativeAnswer: 'No refunds.', context: ['doc-7'], rating: 0.8 }]
  */
 export function trainingExamples(group: PromptGroup, excluded: ExcludedCounts): TrainingExample[] {
-  const positives: ResponseRecord[] = [];
-  const negatives: ResponseRecord[] = [];
-  for (const facts of group.responses) {
-    const verdict = responseVerdict(facts.events);
-    if (verdict === 'positive') positives.push(facts);
-    else if (verdict === 'negative') negatives.push(facts);
-    else if (verdict === 'contradictory') excluded.contradictory++;
-    else if (verdict === 'tie') excluded.tie++;
-  }
+  const { positives, negatives } = judgedResponses(group, excluded);
   positives.sort(byScore(1));
   negatives.sort(byScore(-1));
   return positives.map((good, i) => {

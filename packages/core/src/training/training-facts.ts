@@ -147,3 +147,26 @@ export function corrections(facts: ResponseRecord): CorrectionText[] {
 export function sameText(a: string, b: string): boolean {
   return a.trim() === b.trim();
 }
+
+/**
+ * The group's positively and negatively judged responses, for contrast pairs; contradictory and
+ * tied responses are counted in `excluded` and left out.
+ *
+ * @example
+ * const { positives, negatives } = judgedResponses(group, tally.excluded);
+ */
+export function judgedResponses(
+  group: PromptGroup,
+  excluded: { tie: number; contradictory: number },
+): { positives: ResponseRecord[]; negatives: ResponseRecord[] } {
+  const positives: ResponseRecord[] = [];
+  const negatives: ResponseRecord[] = [];
+  for (const facts of group.responses) {
+    const verdict = responseVerdict(facts.events);
+    if (verdict === 'positive') positives.push(facts);
+    else if (verdict === 'negative') negatives.push(facts);
+    else if (verdict === 'contradictory') excluded.contradictory++;
+    else if (verdict === 'tie') excluded.tie++;
+  }
+  return { positives, negatives };
+}
