@@ -279,6 +279,10 @@ for (const backend of BACKENDS) {
         expect(res.json().error).toMatchObject({ code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', field });
       }
       expect((await t.app.inject({ method: 'GET', url: '/v1/exports/trl-dpo' })).statusCode).toBe(401);
+      const nul = await get('/v1/exports/trl-dpo?agent=a%00b');
+      expect(nul.statusCode).toBe(400);
+      expect(nul.json().error).toMatchObject({ code: 'FEEDLOOP_ERR_VALIDATION_UNSTORABLE', field: 'agent' });
+      expect((await get('/v1/exports/trl-dpo', { authorization: `Bearer ${t.publicKey}` })).statusCode).toBe(403);
     });
 
     it('GET /api/rag/feedback/export serves Phase 4.1 TrainingExamples with contrast pairs, as JSON or JSONL', async () => {

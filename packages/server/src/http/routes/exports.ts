@@ -16,6 +16,7 @@ import {
   EXPORT_FORMATS,
   SIGNAL_KINDS,
   TRL_STYLES,
+  checkStorable,
   isExportFormat,
   timestampSchema,
   type ExportOptions,
@@ -71,8 +72,13 @@ function filtersOf(q: FilterInput): ExportFilters {
   };
 }
 
-/** Rejects a time range that ends before it starts: it would silently export nothing. */
-function checkRange(filters: ExportFilters): void {
+/**
+ * Rejects what the database cannot compare (a NUL, a lone surrogate) and a time range that ends
+ * before it starts (it would silently export nothing).
+ */
+function checkFilters(query: object, filters: ExportFilters): void {
+  const unstorable = checkStorable(query);
+  if (unstorable) throw FeedloopError.from(unstorable);
   if (filters.from && filters.to && filters.to < filters.from) {
     throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'to: must not be before from', { field: 'to' });
   }
@@ -99,7 +105,7 @@ export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, { db })
       }
       const q = request.query;
       const filters = filtersOf(q);
-      checkRange(filters);
+      checkFilters(q, filters);
       const options: ExportOptions = {
         ...DEFAULT_EXPORT_OPTIONS,
         style: q.style,
@@ -126,7 +132,7 @@ export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, { db })
     handler: async (request, reply) => {
       const q = request.query;
       const filters = filtersOf(q);
-      checkRange(filters);
+      checkFilters(q, filters);
       const batches = trainingExampleRows(db, authOf(request).workspaceId, filters);
       async function* text(): AsyncGenerator<string> {
         // A JSON array is streamed too: '[' then each example with its comma, then ']'.
