@@ -140,17 +140,21 @@ interface EventRow {
  */
 export async function readResponseEvents(db: SqlExecutor, workspaceId: string, responses: readonly ExportResponse[]): Promise<ResponseRecord[]> {
   const rows = await db.query<EventRow>(
-    // One index probe a response (feedback_events_response in each partition): with ANY($2) over a
-    // workspace that fills a partition, the planner scanned the whole partition for every page.
+    // One index probe a response (feedback_events_response in each partition), and one a event in
+    // feedback_signals. Without the OFFSET 0 fence the planner flattens the LATERAL into a merge
+    // join over the workspace's whole partition and a hash of all its signals, for every page
+    // (ANY($2) did the same): O(workspace) a page.
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            sg.weight, sg.learning_signal
+            e.weight, e.learning_signal
      FROM unnest($2::text[]) AS page (response_id)
      CROSS JOIN LATERAL (
-       SELECT * FROM feedback_events e
+       SELECT e.*, sg.status, sg.weight, sg.learning_signal
+       FROM feedback_events e
+       LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
        WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL
+       OFFSET 0
      ) e
-     LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
-     WHERE sg.status IS NULL OR sg.status = 'counted'
+     WHERE e.status IS NULL OR e.status = 'counted'
      ORDER BY e.response_id, e.seq`,
     [workspaceId, responses.map((r) => r.id)],
   );
