@@ -3,10 +3,26 @@
  * in normalized-prompt order, cut into prompt groups, and each group is turned into its format's
  * rows by the pure builders of `@feedloop/core`. Memory holds one page and the group it ends in,
  * never the workspace; a consumer that stops reading stops the reads (pull-based backpressure).
+ * Each page is its own statement, never one long transaction: an export does not hold PGlite's
+ * one connection or a Postgres snapshot for its whole run (rows written meanwhile may or may not
+ * be in it).
  * The HTTP route, the CLI and training batches all call {@link exportJsonl} or {@link exportRows}.
  */
 import { Readable } from 'node:stream';
-import { buildRows, checkRow, emptyReport, emptyTally, trainingExamples, type TrainingExample, type ExportFormat, type ExportOptions, type ExportTally, type PromptGroup, type ResponseRecord, type ValidationReport } from '@feedloop/core';
+import {
+  buildRows,
+  checkRow,
+  emptyReport,
+  emptyTally,
+  trainingExamples,
+  type ExportFormat,
+  type ExportOptions,
+  type ExportTally,
+  type PromptGroup,
+  type ResponseRecord,
+  type TrainingExample,
+  type ValidationReport,
+} from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { FIRST_CURSOR, readResponseEvents, readResponsePage, type ExportFilters } from './export-reads.js';
 
@@ -52,7 +68,7 @@ export async function* promptGroups(db: SqlExecutor, workspaceId: string, filter
   let pending: PromptGroup | undefined;
   for (;;) {
     const page = await readResponsePage(db, workspaceId, filters, cursor, pageSize);
-    const records = await readResponseEvents(db, workspaceId, page.map((p) => p.response));
+    const records = page.length === 0 ? [] : await readResponseEvents(db, workspaceId, page.map((p) => p.response));
     const groups = groupsOf(page.map((p, i) => ({ key: p.key, record: records[i] as ResponseRecord })));
     const first = groups[0];
     if (pending && first?.key === pending.key) first.responses.unshift(...pending.responses);
