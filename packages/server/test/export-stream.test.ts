@@ -71,6 +71,24 @@ for (const backend of BACKENDS) {
       expect(kto.peakMb).toBeLessThan(12);
     }, 300_000);
 
+    it('reads only as fast as its consumer: a paused reader stops the page reads', async () => {
+      let statements = 0;
+      const counting: SqlClient = Object.create(database.db, {
+        query: { value: (...args: Parameters<SqlClient['query']>) => (statements++, database.db.query(...args)) },
+      });
+      const stream = exportJsonl(counting, workspaceId, { format: 'trl-kto', filters: {}, options: DEFAULT_EXPORT_OPTIONS, pageSize: 100 });
+      const first = await new Promise<unknown>((resolve) => stream.once('data', resolve));
+      stream.pause();
+      expect(String(first).length).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 300));
+      const whilePaused = statements;
+      await new Promise((r) => setTimeout(r, 300));
+      // 250 pages of 2 statements make the whole export; a paused reader holds it to a few.
+      expect(statements).toBe(whilePaused);
+      expect(statements).toBeLessThan(20);
+      stream.destroy();
+    });
+
     it('streams in normalized-prompt groups across page boundaries: each pair of responses sharing a question is one group', async () => {
       const dpo = await measure(database.db, workspaceId, 'trl-dpo', true);
       // Dedup keeps one pair per question: at most RESPONSES / 2 (+1 for the odd group at the edges).
