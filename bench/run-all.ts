@@ -4,7 +4,7 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded diff pipeline stats` (any of the names).
+ * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded diff pipeline stats export` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
  * `stats` loads BENCH_STATS_EVENTS events (default 10,000,000; set it lower for a quick run).
  * `durable` and `embedded` use wrk when installed (`apt-get install -y wrk`), else autocannon with workers;
  * `BENCH_SOAK_MS=600000` adds their 10-minute RSS soak runs.
@@ -14,6 +14,7 @@ import { printTable, type BenchResult } from './bench-server.js';
 import { runDiffIsolationBench } from './diff-isolation.bench.js';
 import { runEditDistanceBench } from './edit-distance.bench.js';
 import { runEmbeddedBench } from './embedded.bench.js';
+import { runExportBench } from './export.bench.js';
 import { runIngestBatchBench } from './ingest-batch.bench.js';
 import { runIngestDurableBench } from './ingest-durable.bench.js';
 import { runIngestSingleBench } from './ingest-single.bench.js';
@@ -29,6 +30,7 @@ const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResul
   { key: 'diff', title: 'thumbs p99 with 10 concurrent 200 KB corrections in flight vs idle (PGlite and Postgres)', run: runDiffIsolationBench },
   { key: 'pipeline', title: "processing pipeline (Postgres + Redis) vs the seed's one-job-per-event way; commit → live counter lag", run: runPipelineBench },
   { key: 'stats', title: 'GET /v1/stats over rollups (BENCH_STATS_EVENTS COPY-loaded events, 20 workspaces, 90 days) vs a GROUP BY over the events', run: runStatsBench },
+  { key: 'export', title: 'training-data export of 1 M events (Postgres) vs a raw COPY of the events; rows/s and RSS', run: runExportBench },
 ];
 
 const fmtMs = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));

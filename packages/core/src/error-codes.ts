@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_DATA_DIR_LOCKED: { status: 409, description: 'Another feedloop process holds the embedded data folder' },
   FEEDLOOP_ERR_UNAVAILABLE: { status: 503, description: 'The database cannot be reached or the server is shutting down' },
   FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },
+  FEEDLOOP_ERR_EXPORT_UNKNOWN_FORMAT: { status: 404, description: 'No training-data export format of that name; see docs/exports.md' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

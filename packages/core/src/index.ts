@@ -215,3 +215,42 @@ export {
   type StatsMeasures,
   type StatsReport,
 } from './stats/feedback-stats.js';
+export { anonymizedFeedback, type AnonymizedFeedback } from './training/anonymized.js';
+export { buildRows } from './training/build-rows.js';
+export {
+  DEFAULT_EXPORT_OPTIONS,
+  DEFAULT_MAX_EXAMPLE_TOKENS,
+  DEFAULT_TOKEN_BUDGET,
+  EXPORT_FORMATS,
+  SIGNAL_KINDS,
+  TRL_STYLES,
+  emptyTally,
+  isExportFormat,
+  type ExcludedCounts,
+  type ExportFormat,
+  type ExportOptions,
+  type ExportTally,
+} from './training/export-formats.js';
+export { ktoRows, type KtoRow } from './training/kto.js';
+export { DEFAULT_NLI_WEIGHT, nliSamples, type NliSample } from './training/nli.js';
+export { openaiPreferenceRow, preferencePairs, trlDpoRow, type OpenAiPreferenceRow, type PairSource, type PreferencePair } from './training/preference.js';
+export { eventSignals, responseSignal, rewardPairRow, type RewardPairRow } from './training/reward.js';
+export { openaiChatRow, promptMessages, sftExamples, trlSftRow, type ChatMessage, type SftExample } from './training/sft.js';
+export { trainingExamples, type TrainingExample } from './training/training-example.js';
+export {
+  NEGATIVE_RATING_MAX,
+  POSITIVE_RATING_MIN,
+  corrections,
+  eventVerdict,
+  judgedResponses,
+  responseVerdict,
+  sameText,
+  type CorrectionText as TrainingCorrectionText,
+  type EventVerdict,
+  type ExportEvent,
+  type ExportResponse,
+  type PromptGroup,
+  type ResponseRecord,
+  type ResponseVerdict,
+} from './training/training-facts.js';
+export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';

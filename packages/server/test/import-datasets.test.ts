@@ -122,26 +122,22 @@ for (const backend of BACKENDS) {
       expect(again.events.duplicate).toBe(asCorrection.length + 2 * others);
     }, 300_000);
 
-    // The issue's round trips through the exports (GET /v1/exports/:format, built on another
-    // branch): skipped until that route is merged in, then they run on the data imported above.
-    const exportLines = async (query: string): Promise<Array<Record<string, unknown>> | undefined> => {
+    // The issue's round trips through the exports (GET /v1/exports/:format), on the data imported above.
+    const exportLines = async (query: string): Promise<Array<Record<string, unknown>>> => {
       const r = await t.app.inject({ method: 'GET', url: `/v1/exports/${query}`, headers: t.auth });
-      if (r.statusCode === 404) return undefined;
       expect(r.statusCode, r.body).toBe(200);
       return r.body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
     };
 
-    it('the KTO export of the OASST thumbs matches the emoji counts', async (ctx) => {
+    it('the KTO export of the OASST thumbs matches the emoji counts', async () => {
       const rows = await exportLines('trl-kto?agent=oasst&dedup=false');
-      if (!rows) return ctx.skip();
       const source = oasstFigures();
       expect(rows.filter((r) => r.label === true)).toHaveLength(source.up);
       expect(rows.filter((r) => r.label === false)).toHaveLength(source.down);
     }, 120_000);
 
-    it('the DPO export of the replayed HH-RLHF pairs equals the original pairs', async (ctx) => {
+    it('the DPO export of the replayed HH-RLHF pairs equals the original pairs', async () => {
       const rows = await exportLines('trl-dpo?agent=hh-rlhf&dedup=false');
-      if (!rows) return ctx.skip();
       const original = new Set(hhPairs().map((p) => JSON.stringify([p.chosen, p.rejected])));
       const replayed = rows.map((r) => JSON.stringify([joinConversation(String(r.prompt), String(r.chosen)), joinConversation(String(r.prompt), String(r.rejected))]));
       // Every exported pair is an original one, and every pair a correction carries is exported.

@@ -11,6 +11,7 @@ import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './
 import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
 import { experimentRoutes } from './routes/experiments.js';
+import { exportRoutes } from './routes/exports.js';
 import { feedbackRoutes } from './routes/feedback.js';
 import { healthRoutes } from './routes/health.js';
 import { insightsRoutes } from './routes/insights.js';
@@ -96,5 +97,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(experimentRoutes, services);
   await app.register(statsReportRoutes, services);
   await app.register(trainingBatchRoutes, services);
+  await app.register(exportRoutes, services);
   return app;
 }

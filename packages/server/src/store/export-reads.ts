@@ -1,0 +1,180 @@
+/**
+ * The reads behind training-data exports: a workspace's responses in normalized-prompt order, one
+ * keyset page at a time (index `responses_prompt_key`, migration 0010), and the counted events of
+ * a page's responses with what the pipeline made of them.
+ */
+import type { ExportEvent, ExportResponse, LearningSignal, ResponseRecord } from '@feedloop/core';
+import type { SqlExecutor } from '../db/sql-client.js';
+import { expandLearningSignal, type StoredLearningSignal } from './stored-learning-signal.js';
+
+/** Which responses an export reads; all optional. */
+export interface ExportFilters {
+  /** Responses created at or after this instant. */
+  from?: Date;
+  /** Responses created before this instant. */
+  to?: Date;
+  agent?: string;
+  model?: string;
+  variant?: string;
+  /** Responses whose composite score is at least this (unscored responses are left out). */
+  minScore?: number;
+}
+
+/** Where a page starts: after this normalized-prompt key and response id. */
+export interface PromptCursor {
+  key: string;
+  id: string;
+}
+
+/** The first cursor: before every key (md5 keys are 32 hex digits). */
+export const FIRST_CURSOR: PromptCursor = { key: '', id: '' };
+
+/** A response of a page with its normalized prompt's key. */
+export interface KeyedResponse {
+  key: string;
+  response: ExportResponse;
+}
+
+interface ResponseRow {
+  key: string;
+  id: string;
+  query: string;
+  answer: string;
+  context_document_ids: string[];
+  context_token_count: number | null;
+  model: string | null;
+  agent: string | null;
+  query_type: string | null;
+  experiment_id: string | null;
+  variant: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  score: number | null;
+}
+
+/** The normalized prompt's key; the very expression of index responses_prompt_key. */
+const PROMPT_KEY = "md5(lower(regexp_replace(btrim(r.query), '\\s+', ' ', 'g')))";
+
+const PAGE_SQL = `
+  SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.context_token_count, r.model, r.agent,
+         r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
+  FROM responses r
+  LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
+  WHERE r.workspace_id = $1 AND (${PROMPT_KEY}, r.id) > ($2::text, $3::text)
+    AND ($4::timestamptz IS NULL OR r.created_at >= $4)
+    AND ($5::timestamptz IS NULL OR r.created_at < $5)
+    AND ($6::text IS NULL OR r.agent = $6)
+    AND ($7::text IS NULL OR r.model = $7)
+    AND ($8::text IS NULL OR r.variant = $8)
+    AND ($9::float8 IS NULL OR s.score >= $9)
+  ORDER BY ${PROMPT_KEY}, r.id
+  LIMIT $10`;
+
+/**
+ * One page of a workspace's responses after `cursor`, in (normalized prompt key, id) order, with
+ * their composite scores; filters apply before the limit.
+ *
+ * @example
+ * const page = await readResponsePage(db, 'ws-1', { agent: 'sql' }, FIRST_CURSOR, 1000);
+ */
+export async function readResponsePage(
+  db: SqlExecutor,
+  workspaceId: string,
+  filters: ExportFilters,
+  cursor: PromptCursor,
+  limit: number,
+): Promise<KeyedResponse[]> {
+  const rows = await db.query<ResponseRow>(PAGE_SQL, [
+    workspaceId,
+    cursor.key,
+    cursor.id,
+    filters.from ?? null,
+    filters.to ?? null,
+    filters.agent ?? null,
+    filters.model ?? null,
+    filters.variant ?? null,
+    filters.minScore ?? null,
+    limit,
+  ]);
+  return rows.map((r) => ({
+    key: r.key,
+    response: {
+      id: r.id,
+      query: r.query,
+      answer: r.answer,
+      contextDocumentIds: r.context_document_ids,
+      contextTokenCount: r.context_token_count,
+      model: r.model,
+      agent: r.agent,
+      queryType: r.query_type,
+      experimentId: r.experiment_id,
+      variant: r.variant,
+      metadata: r.metadata,
+      createdAt: r.created_at,
+      score: r.score,
+    },
+  }));
+}
+
+interface EventRow {
+  response_id: string;
+  id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  user_id: string | null;
+  target_id: string | null;
+  metadata: Record<string, unknown> | null;
+  edit_distance: number | null;
+  occurred_at: Date;
+  weight: number | null;
+  learning_signal: StoredLearningSignal | null;
+}
+
+/**
+ * The counted events of some responses: neither content duplicates nor replaced votes, and not
+ * dropped or failed by the pipeline (an event it has not processed yet is read, without weight or
+ * learning signal). Each response's events come in the order they were stored.
+ *
+ * @example
+ * const records = await readResponseEvents(db, 'ws-1', page.map((p) => p.response));
+ */
+export async function readResponseEvents(db: SqlExecutor, workspaceId: string, responses: readonly ExportResponse[]): Promise<ResponseRecord[]> {
+  const rows = await db.query<EventRow>(
+    // One index probe a response (feedback_events_response in each partition), and one a event in
+    // feedback_signals. Without the OFFSET 0 fence the planner flattens the LATERAL into a merge
+    // join over the workspace's whole partition and a hash of all its signals, for every page
+    // (ANY($2) did the same): O(workspace) a page.
+    `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
+            e.weight, e.learning_signal
+     FROM unnest($2::text[]) AS page (response_id)
+     CROSS JOIN LATERAL (
+       SELECT e.*, sg.status, sg.weight, sg.learning_signal
+       FROM feedback_events e
+       LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
+       WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL
+       OFFSET 0
+     ) e
+     WHERE e.status IS NULL OR e.status = 'counted'
+     ORDER BY e.response_id, e.seq`,
+    [workspaceId, responses.map((r) => r.id)],
+  );
+  const records = new Map<string, ResponseRecord>(responses.map((response) => [response.id, { response, events: [] }]));
+  for (const row of rows) {
+    const record = records.get(row.response_id);
+    if (!record) continue;
+    const learningSignal: LearningSignal | null = row.learning_signal && expandLearningSignal(row.learning_signal, record.response);
+    record.events.push({
+      id: row.id,
+      type: row.type,
+      payload: row.payload,
+      userId: row.user_id,
+      targetId: row.target_id,
+      metadata: row.metadata,
+      editDistance: row.edit_distance,
+      occurredAt: row.occurred_at,
+      weight: row.weight,
+      learningSignal,
+    } satisfies ExportEvent);
+  }
+  return [...records.values()];
+}
