@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlClient } from '../src/db/sql-client.js';
 import { readDay, rollupDirtyDays } from '../src/pipeline/rollup.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
@@ -189,6 +190,33 @@ for (const backend of BACKENDS) {
       await t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, $2::date), ($1, $3::date) ON CONFLICT DO NOTHING`, [t.workspaceId, day, today()]);
       await rollupDirtyDays(t.db);
       expect(await snapshot()).toEqual(before);
+    });
+
+    it('paces a day that is still dirty after its rollup: the next waits ten times the rollup', async () => {
+      await t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, $2::date) ON CONFLICT DO NOTHING`, [t.workspaceId, today()]);
+      // An event processed while the day is being read: the version moves under the rollup.
+      let bumped = false;
+      const busy: SqlClient = {
+        ...t.db,
+        query: async (text, params, options) => {
+          if (!bumped && text.includes('FROM feedback_signals s')) {
+            bumped = true;
+            await t.db.query('UPDATE rollup_dirty SET version = version + 1 WHERE workspace_id = $1', [t.workspaceId]);
+          }
+          return t.db.query(text, params, options);
+        },
+        transaction: (fn, options) => t.db.transaction(fn, options),
+      };
+      expect(await rollupDirtyDays(busy)).toEqual([{ workspaceId: t.workspaceId, day: today() }]);
+      const [mark] = await t.db.query<{ waits: boolean }>(
+        'SELECT not_before > now() AS waits FROM rollup_dirty WHERE workspace_id = $1 AND day = $2::date',
+        [t.workspaceId, today()],
+      );
+      expect(mark).toEqual({ waits: true });
+      expect(await rollupDirtyDays(t.db)).toEqual([]);
+      await t.db.query(`UPDATE rollup_dirty SET not_before = now() - interval '1 second' WHERE workspace_id = $1`, [t.workspaceId]);
+      expect(await rollupDirtyDays(t.db)).toEqual([{ workspaceId: t.workspaceId, day: today() }]);
+      expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
     });
 
     it('publishes the monitoring rates per workspace on /metrics', async () => {
