@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../src/db/sql-client.js';
 import { readDay, rollupDirtyDays } from '../src/pipeline/rollup.js';
+import { computeDay } from '../src/pipeline/rollup-compute.js';
+import { RollupPool } from '../src/pipeline/rollup-pool.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -76,6 +78,18 @@ for (const backend of BACKENDS) {
       expect(whole.rows).toHaveLength(6);
       expect(whole.registered).toHaveLength(4);
       for (const pageSize of [1, 2, 5]) expect(await readDay(t.db, t.workspaceId, today(), pageSize)).toEqual(whole);
+    });
+
+    it("computes a day's rollup in the rollup thread exactly as inline", async () => {
+      const input = await readDay(t.db, t.workspaceId, today());
+      const pool = new RollupPool();
+      try {
+        const threaded = await pool.compute(input);
+        expect(threaded).toEqual(computeDay(input));
+        expect(threaded.metrics.find((m) => m.dimension === 'all')).toMatchObject({ positiveRatings: 2, negativeRatings: 2 });
+      } finally {
+        await pool.close();
+      }
     });
 
     it('shows the default baseline, marked as such, while a workspace has few ratings', async () => {

@@ -16,6 +16,7 @@ import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { markEventFailed, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { rescoreDirtyResponses } from './rescore.js';
+import { RollupPool } from './rollup-pool.js';
 import { rollupDirtyDays } from './rollup.js';
 import { takeStalePending } from './stale-pending.js';
 import type { TrainingBatchView } from '../store/training-batches.js';
@@ -79,6 +80,8 @@ export class Pipeline {
   readonly liveCounters: LiveCounterReader;
   readonly #counters: CounterTarget;
   readonly #redisCounters: RedisLiveCounters | undefined;
+  /** Rollup arithmetic, in a thread of its own (rollup-pool.ts). */
+  readonly #rollups = new RollupPool();
   /** Events per processing transaction: the job's batch on Postgres, sized by time embedded. */
   readonly #processSizer: BatchSizer;
   #working = false;
@@ -138,7 +141,7 @@ export class Pipeline {
         await this.sweep();
       },
       rollup: async () => {
-        await rollupDirtyDays(this.deps.db);
+        await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input) });
       },
       rescore: async () => {
         await rescoreDirtyResponses(this.deps.db);
@@ -311,6 +314,7 @@ export class Pipeline {
     clearInterval(this.#keeper);
     await this.sendUnsent();
     await this.deps.queue.close();
+    await this.#rollups.close();
     await this.#redisCounters?.close();
     await this.deps.sink?.close();
   }

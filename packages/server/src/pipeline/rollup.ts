@@ -17,19 +17,9 @@
  * more than a tenth of a connection from the pipeline. Today's unfiltered figures come from the
  * live counters meanwhile.
  */
-import {
-  computeDailyMetrics,
-  computeStatsCells,
-  issueCounts,
-  userSums,
-  type CellCoordinates,
-  type DailyMetrics,
-  type FeedbackEventType,
-  type Polarity,
-  type RegisteredResponse,
-  type RollupRow,
-} from '@feedloop/core';
+import type { DailyMetrics } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { computeDay, type DayInput, type DayOutput, type RegisteredInputRow, type RollupInputRow } from './rollup-compute.js';
 
 const DAYS_PER_RUN = 100;
 /** Rows a read of the day takes at a time. */
@@ -37,44 +27,6 @@ export const ROLLUP_PAGE = 5_000;
 /** A day still dirty after its rollup waits this many times the rollup's duration for the next. */
 export const ROLLUP_PACE = 10;
 
-interface RollupInputRow {
-  event_id: string;
-  /** The signal's occurred_at as text (microseconds kept, which a Date drops): the key the day is read by. */
-  s_occurred_key: string;
-  type: string;
-  payload: unknown;
-  polarity: string;
-  categories: string[];
-  value: number;
-  first_pass: boolean | null;
-  edit_distance: number | null;
-  occurred_at: Date;
-  response_id: string;
-  r_created_at: Date;
-  session_id: string | null;
-  agent: string | null;
-  model: string | null;
-  query_type: string | null;
-  experiment_id: string | null;
-  variant: string | null;
-  user_id: string | null;
-  query: string;
-}
-
-interface RegisteredInputRow {
-  id: string;
-  /** created_at as text (microseconds kept): the key the day's responses are read by. */
-  created_key: string;
-  session_id: string | null;
-  user_id: string | null;
-  agent: string | null;
-  model: string | null;
-  query_type: string | null;
-  experiment_id: string | null;
-  variant: string | null;
-  corrected: boolean;
-  escalated: boolean;
-}
 
 /**
  * Rolls up dirty days until none is left or `maxDays` are done.
@@ -83,7 +35,11 @@ interface RegisteredInputRow {
  * @example
  * await rollupDirtyDays(db) // [{ workspaceId: 'ws_1', day: '2026-11-22' }]
  */
-export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number; now?: Date } = {}): Promise<Array<{ workspaceId: string; day: string }>> {
+export async function rollupDirtyDays(
+  db: SqlClient,
+  options: { maxDays?: number; now?: Date; compute?: (input: DayInput) => Promise<DayOutput> } = {},
+): Promise<Array<{ workspaceId: string; day: string }>> {
+  const compute = options.compute ?? (async (input: DayInput) => computeDay(input));
   const done: Array<{ workspaceId: string; day: string }> = [];
   const maxDays = options.maxDays ?? DAYS_PER_RUN;
   while (done.length < maxDays) {
@@ -98,8 +54,9 @@ export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number
     const started = performance.now();
     // Paged only embedded: there one statement at a time holds the event loop (see above).
     const input = await readDay(db, mark.workspace_id, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity);
+    const output = await compute(input);
     await db.transaction(async (tx) => {
-      await writeDay(tx, mark.workspace_id, mark.day, input, options.now ?? new Date());
+      await writeDay(tx, mark.workspace_id, mark.day, output, options.now ?? new Date());
       const cleared = await tx.query('DELETE FROM rollup_dirty WHERE workspace_id = $1 AND day = $2::date AND version = $3 RETURNING 1', [
         mark.workspace_id,
         mark.day,
@@ -120,12 +77,6 @@ export async function rollupDirtyDays(db: SqlClient, options: { maxDays?: number
   return done;
 }
 
-/** A day's input: its counted events and the responses registered on it. */
-export interface DayInput {
-  rows: RollupInputRow[];
-  registered: RegisteredInputRow[];
-}
-
 /**
  * Recomputes one workspace's day (UTC) in one go: {@link readDay}, then {@link writeDay}.
  *
@@ -133,7 +84,7 @@ export interface DayInput {
  * await db.transaction((tx) => rollupDay(tx, 'ws_1', '2026-11-22', new Date()));
  */
 export async function rollupDay(tx: SqlExecutor, workspaceId: string, day: string, now: Date): Promise<DailyMetrics[]> {
-  return writeDay(tx, workspaceId, day, await readDay(tx, workspaceId, day), now);
+  return writeDay(tx, workspaceId, day, computeDay(await readDay(tx, workspaceId, day)), now);
 }
 
 /**
@@ -203,17 +154,9 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
  * @example
  * await db.transaction((tx) => writeDay(tx, 'ws_1', '2026-11-22', input, new Date()));
  */
-export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string, input: DayInput, now: Date): Promise<DailyMetrics[]> {
+export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string, output: DayOutput, now: Date): Promise<DailyMetrics[]> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup'), hashtext($1 || '/' || $2))", [workspaceId, day]);
-  const { rows, registered } = input;
-  const events = rows.map(toRollupRow);
-  const responses = registered.map(toRegistered);
-  const metrics = computeDailyMetrics(events, responses);
-  const cellEvents = events.map((e, i) => ({ ...e, ...cellCoordinates(rows[i] as RollupInputRow), userId: rows[i]?.user_id ?? null }));
-  const cellResponses = responses.map((r, i) => ({ ...r, ...cellCoordinates(registered[i] as RegisteredInputRow), userId: registered[i]?.user_id ?? null }));
-  const cells = computeStatsCells(cellEvents, cellResponses);
-  const users = userSums(cellEvents, cellResponses);
-  const issues = issueCounts(rows.map((r) => ({ type: r.type as FeedbackEventType, polarity: r.polarity as Polarity, query: r.query })));
+  const { metrics, metricsJson, cellsJson, usersJson, issuesJson } = output;
 
   for (const table of ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_user_stats_daily', 'feedback_issue_counts']) {
     await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1 AND day = $2::date`, [workspaceId, day]);
@@ -233,74 +176,30 @@ export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string
               "averageEditDistance" numeric, "errorCategoryCounts" jsonb, "positiveCategoryCounts" jsonb, "avgAccuracyScore" numeric,
               "avgCompletenessScore" numeric, "avgStyleMatchScore" numeric, "positiveRate" numeric, "correctionRate" numeric,
               "escalationRate" numeric, "avgResponseTimeMs" double precision, "avgValue" double precision, sums jsonb)`,
-      [JSON.stringify(metrics), workspaceId, day, now.toISOString()],
+      [metricsJson, workspaceId, day, now.toISOString()],
     );
   }
-  if (cells.length > 0) {
+  if (cellsJson !== null) {
     await tx.query(
       `INSERT INTO feedback_stats_cells (workspace_id, day, agent, model, query_type, experiment_id, variant, sums)
        SELECT $2, $3::date, agent, model, "queryType", "experimentId", variant, sums
          FROM json_to_recordset($1::json) AS x(agent text, model text, "queryType" text, "experimentId" text, variant text, sums jsonb)`,
-      [JSON.stringify(cells), workspaceId, day],
+      [cellsJson, workspaceId, day],
     );
   }
-  if (users.length > 0) {
+  if (usersJson !== null) {
     await tx.query(
       `INSERT INTO feedback_user_stats_daily (workspace_id, day, user_id, sums)
        SELECT $2, $3::date, "userId", sums FROM json_to_recordset($1::json) AS x("userId" text, sums jsonb)`,
-      [JSON.stringify(users), workspaceId, day],
+      [usersJson, workspaceId, day],
     );
   }
-  if (issues.length > 0) {
+  if (issuesJson !== null) {
     await tx.query(
       `INSERT INTO feedback_issue_counts (workspace_id, day, query, negatives)
        SELECT $2, $3::date, query, negatives FROM json_to_recordset($1::json) AS x(query text, negatives int)`,
-      [JSON.stringify(issues), workspaceId, day],
+      [issuesJson, workspaceId, day],
     );
   }
   return metrics;
-}
-
-/** A row's coordinates in the stats cells: the response's dimensions, with the bare variant. */
-function cellCoordinates(r: Pick<RollupInputRow, 'agent' | 'model' | 'query_type' | 'experiment_id' | 'variant'>): CellCoordinates {
-  return { agent: r.agent, model: r.model, queryType: r.query_type, experimentId: r.experiment_id, variant: r.variant };
-}
-
-function toRollupRow(r: RollupInputRow): RollupRow {
-  return {
-    eventId: r.event_id,
-    type: r.type as FeedbackEventType,
-    payload: r.payload,
-    polarity: r.polarity as Polarity,
-    categories: r.categories,
-    value: r.value,
-    firstPass: r.first_pass,
-    editDistance: r.edit_distance,
-    occurredAt: r.occurred_at,
-    responseId: r.response_id,
-    responseCreatedAt: r.r_created_at,
-    sessionId: r.session_id,
-    agent: r.agent,
-    model: r.model,
-    queryType: r.query_type,
-    variant: qualifiedVariant(r),
-  };
-}
-
-function toRegistered(r: RegisteredInputRow): RegisteredResponse {
-  return {
-    responseId: r.id,
-    sessionId: r.session_id,
-    agent: r.agent,
-    model: r.model,
-    queryType: r.query_type,
-    variant: qualifiedVariant(r),
-    corrected: r.corrected,
-    escalated: r.escalated,
-  };
-}
-
-/** A variant is named within its experiment, so two experiments' "B" stay apart. */
-function qualifiedVariant(r: { experiment_id: string | null; variant: string | null }): string | null {
-  return r.variant === null ? null : r.experiment_id === null ? r.variant : `${r.experiment_id}/${r.variant}`;
 }
