@@ -140,7 +140,7 @@ export {
   type RatingTotals,
   type SatisfactionRank,
 } from './insights/rankings.js';
-export { SQL_CHANGE_KINDS, looksLikeSql, sqlChanges, type SqlChange, type SqlChangeKind } from './insights/sql-change.js';
+export { SQL_CHANGE_KINDS, loadSqlGrammars, looksLikeSql, sqlChanges, type SqlChange, type SqlChangeKind, type SqlGrammars } from './insights/sql-change.js';
 export { TEXT_EDIT_KINDS, textEditKinds, wordLcsLength, words, type TextEditKind } from './insights/text-edit.js';
 export { STOP_WORDS } from './insights/stop-words.js';
 export {

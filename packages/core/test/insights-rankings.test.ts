@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { classifyCorrection, countCorrectionPatterns, eventSample, type CorrectionText } from '../src/insights/correction-patterns.js';
 
-const correctionPatterns = (cs: CorrectionText[]) => countCorrectionPatterns(cs.map(classifyCorrection));
+const SQL = await loadSqlGrammars();
+const correctionPatterns = (cs: CorrectionText[]) => countCorrectionPatterns(cs.map((c) => classifyCorrection(c, SQL)));
 import { highestEscalation, lowestSatisfaction } from '../src/insights/rankings.js';
+import { loadSqlGrammars } from '../src/insights/sql-change.js';
 
 describe('lowestSatisfaction', () => {
   it('ranks by the Wilson upper bound (percent) and leaves out small samples', () => {

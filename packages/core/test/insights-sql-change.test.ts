@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { looksLikeSql, sqlChanges } from '../src/insights/sql-change.js';
+import { loadSqlGrammars, looksLikeSql, sqlChanges } from '../src/insights/sql-change.js';
+
+const SQL = await loadSqlGrammars();
 
 /**
  * Realistic text-to-SQL corrections: the generated query, the query the analyst ran instead,
@@ -40,7 +42,7 @@ describe('sqlChanges', () => {
     ['case and layout only', 'select * from sales where id = 1', 'SELECT *\n  FROM sales\n WHERE id = 1', ['formatting_only']],
     ['an update became a select', 'UPDATE t SET a = 1', 'SELECT a FROM t', ['statement_changed']],
   ])('%s', (_name, original, corrected, kinds) => {
-    const change = sqlChanges(original, corrected);
+    const change = sqlChanges(original, corrected, SQL);
     expect(change.parsed).toBe(true);
     expect(change.kinds).toEqual(kinds);
   });
@@ -48,22 +50,22 @@ describe('sqlChanges', () => {
   it('Postgres quirks: casts, ILIKE, intervals, double-quoted identifiers', () => {
     const change = sqlChanges(
       `SELECT created_at::date AS day, count(*) FROM "Events" GROUP BY 1`,
-      `SELECT created_at::date AS day, count(*) FROM "Events" WHERE name ILIKE '%signup%' AND created_at > now() - interval '7 days' GROUP BY 1`,
+      `SELECT created_at::date AS day, count(*) FROM "Events" WHERE name ILIKE '%signup%' AND created_at > now() - interval '7 days' GROUP BY 1`, SQL
     );
     expect(change).toMatchObject({ parsed: true, dialect: 'postgresql', kinds: ['filter_added'], tables: ['events'] });
   });
 
   it('MySQL quirks: backticks and LIMIT offset, count', () => {
-    const change = sqlChanges('SELECT `name` FROM `users` LIMIT 5, 10', 'SELECT `name` FROM `users` WHERE `age` > 30 LIMIT 10, 10');
+    const change = sqlChanges('SELECT `name` FROM `users` LIMIT 5, 10', 'SELECT `name` FROM `users` WHERE `age` > 30 LIMIT 10, 10', SQL);
     expect(change).toMatchObject({ parsed: true, dialect: 'mysql', kinds: ['filter_added', 'limit_changed'], tables: ['users'] });
   });
 
   it('names the tables of the corrected query, joins included', () => {
-    expect(sqlChanges('SELECT 1 FROM a', 'SELECT 1 FROM a JOIN b ON a.id = b.a_id').tables).toEqual(['a', 'b']);
+    expect(sqlChanges('SELECT 1 FROM a', 'SELECT 1 FROM a JOIN b ON a.id = b.a_id', SQL).tables).toEqual(['a', 'b']);
   });
 
   it('falls back to text kinds when a query does not parse', () => {
-    const change = sqlChanges('SELEC * FORM sales', 'SELECT * FROM sales');
+    const change = sqlChanges('SELEC * FORM sales', 'SELECT * FROM sales', SQL);
     expect(change.parsed).toBe(false);
     expect(change.dialect).toBeNull();
     expect(change.kinds.length).toBeGreaterThan(0);

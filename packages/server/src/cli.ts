@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from './config.js';
-import { migrate } from './db/migrate.js';
+import { migrateOpened } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';
 import { FeedloopError } from './errors.js';
@@ -47,7 +47,7 @@ type Out = (text: string, data: unknown) => void;
 async function withDatabase<T>(config: Config, fn: (db: SqlClient) => Promise<T>, migrateFirst = true): Promise<T> {
   const db = await openDatabase(config);
   try {
-    if (migrateFirst) await migrate(db);
+    if (migrateFirst) await migrateOpened(db);
     return await fn(db);
   } finally {
     await db.close();
@@ -150,7 +150,7 @@ async function run(argv: string[], out: Out): Promise<void> {
       return worker(config);
     case 'migrate':
       return withDatabase(config, async (db) => {
-        const report = await migrate(db);
+        const report = await migrateOpened(db);
         out(report.applied.length ? `applied ${report.applied.map((m) => `${m.version}_${m.name}`).join(', ')}` : `up to date (version ${report.current})`, report);
       }, false);
     case 'workspace create':

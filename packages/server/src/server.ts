@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
 import type { Config } from './config.js';
-import { migrate, type MigrationReport } from './db/migrate.js';
+import { migrateOpened, type MigrationReport } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';
 import type { StreamSink } from './emit/stream-sink.js';
@@ -113,7 +113,7 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
   const db = options.db ?? (await openDatabase(config));
   let sink: StreamSink | undefined;
   try {
-    const migrations = await migrate(db);
+    const migrations = await migrateOpened(db);
     const report = await bootstrap(db, config);
     sink = await openSink(config);
     const { services, close } = createServices(config, db, { log: createLogger(config), ...(sink ? { sink } : {}) });
@@ -167,7 +167,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const db = await openDatabase(config);
   let sink: StreamSink | undefined;
   try {
-    const migrations = await migrate(db);
+    const migrations = await migrateOpened(db);
     sink = await openSink(config);
     const { services, close } = createServices(config, db, { log: createLogger(config), ...(sink ? { sink } : {}) });
     await services.pipeline.startWorker();

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { looksLikeSql, sqlChanges, type SqlChangeKind } from './sql-change.js';
+import { looksLikeSql, sqlChanges, type SqlChangeKind, type SqlGrammars } from './sql-change.js';
 import { textEditKinds, type TextEditKind } from './text-edit.js';
 
 /** How many event ids an insight lists; `count` always has the full number. */
@@ -78,12 +78,12 @@ export interface ClassifiedCorrection {
  * classify in slices and yield between them.
  *
  * @example
- * classifyCorrection({ eventId: 'e1', original: 'SELECT * FROM t', corrected: 'SELECT * FROM t LIMIT 5', format: 'sql' })
+ * classifyCorrection({ eventId: 'e1', original: 'SELECT * FROM t', corrected: 'SELECT * FROM t LIMIT 5', format: 'sql' }, await loadSqlGrammars())
  * // { eventId: 'e1', format: 'sql', parsed: true, kinds: ['limit_changed'], tables: ['t'] }
  */
-export function classifyCorrection(c: CorrectionText): ClassifiedCorrection {
+export function classifyCorrection(c: CorrectionText, sql: SqlGrammars): ClassifiedCorrection {
   if (!isSql(c)) return { eventId: c.eventId, format: 'text', parsed: false, kinds: textEditKinds(c.original, c.corrected), tables: [] };
-  const change = sqlChanges(c.original, c.corrected);
+  const change = sqlChanges(c.original, c.corrected, sql);
   return { eventId: c.eventId, format: 'sql', parsed: change.parsed, kinds: change.kinds, tables: change.tables };
 }
 

@@ -9,8 +9,6 @@ import { rename, unlink } from 'node:fs/promises';
 import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { requestWithRetry, type ApiTarget } from './api-client.js';
 import { progressMeter, type ProgressOutput } from './progress.js';
 
@@ -88,6 +86,8 @@ async function toS3(source: Readable, meter: Transform, destination: { bucket: s
   // The SDK warns on every run under Node 20 that its releases after January 2027 need Node 22;
   // feedloop supports Node 20 (README), so an export's output stays its own unless asked for.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // Loaded here, not at the top: the SDK is tens of MB of modules that `feedloop start` never needs.
+  const [{ S3Client }, { Upload }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
   const client = new S3Client({
     region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',

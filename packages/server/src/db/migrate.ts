@@ -65,3 +65,18 @@ export async function migrate(db: SqlClient, migrations: Migration[] = loadMigra
     return { applied, current };
   });
 }
+
+/**
+ * Migrates `db` and reports, before what this call applied, the migrations applied when its
+ * embedded folder was created (`appliedAtCreation`: a new PGlite folder is migrated in the child
+ * that creates it, see pglite-initdb.ts), so `feedloop migrate` and the start-up log still say
+ * what a first start did.
+ *
+ * @example
+ * const { applied } = await migrateOpened(await openDatabase(config));
+ */
+export async function migrateOpened(db: SqlClient & { appliedAtCreation?: MigrationReport['applied'] }): Promise<MigrationReport> {
+  const report = await migrate(db);
+  const created = db.appliedAtCreation ?? [];
+  return created.length === 0 ? report : { ...report, applied: [...created, ...report.applied] };
+}

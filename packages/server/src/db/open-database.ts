@@ -7,7 +7,11 @@ import type { Config } from '../config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { openPglite } from './pglite-client.js';
 import { ensurePgliteDataDir } from './pglite-initdb.js';
+import type { MigrationReport } from './migrate.js';
 import type { SqlClient } from './sql-client.js';
+
+/** An opened database; an embedded folder created now says which migrations its creation applied. */
+export type OpenedDatabase = SqlClient & { readonly appliedAtCreation?: MigrationReport['applied'] };
 
 /**
  * Opens and returns the database; closing it also releases the data folder lock.
@@ -18,7 +22,7 @@ import type { SqlClient } from './sql-client.js';
  */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'pgliteSharedBuffersMb'>,
-): Promise<SqlClient> {
+): Promise<OpenedDatabase> {
   if (config.databaseUrl) {
     // Imported here, not at the top: the embedded profile never loads the pg driver (~14 MB resident).
     const { openPostgres } = await import('./postgres-client.js');
@@ -28,10 +32,11 @@ export async function openDatabase(
   try {
     const pgdata = join(config.dataDir, 'pgdata');
     // initdb's peak stays in the process that runs it: a child's, returned when it exits.
-    await ensurePgliteDataDir(pgdata);
+    const appliedAtCreation = await ensurePgliteDataDir(pgdata);
     const db = await openPglite(pgdata, { sharedBuffersMb: config.pgliteSharedBuffersMb });
     return {
       ...db,
+      appliedAtCreation,
       close: async () => {
         try {
           await db.close();

@@ -4,14 +4,19 @@
  * result through an in-memory tarball: ~850 MB peak, of which ~450 MB stayed resident in the
  * server for good (the heaps are only freed by a full garbage collection, which an idle server
  * never runs, and the main heap keeps what it touched). In a child, all of it is returned to the
- * system when the child exits; it costs one more Node start, on the first start only.
+ * system when the child exits; it costs one more Node start, on the first start only. The child
+ * also applies the migrations, whose catalog work grows the same heaps.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FeedloopError } from '../errors.js';
+import type { MigrationReport } from './migrate.js';
 
+
+/** A migration applied, as `migrate` reports it. */
+type AppliedMigration = MigrationReport['applied'][number];
 /** The child's module: compiled `.js` from `dist/`, else the `.ts` source loaded through tsx (vitest). */
 function initdbScript(): { args: string[] } {
   const js = fileURLToPath(new URL('./pglite-initdb-main.js', import.meta.url));
@@ -20,16 +25,21 @@ function initdbScript(): { args: string[] } {
 }
 
 /**
- * Creates the data folder's database in a child process unless it already holds one
- * (`PG_VERSION`, the file PGlite itself looks for). The caller holds the folder's lock.
+ * Creates the data folder's database in a child process, and migrates it there, unless it already
+ * holds one (`PG_VERSION`, the file PGlite itself looks for). The caller holds the folder's lock.
  *
+ * @returns the migrations the child applied (none when the folder existed).
  * @throws FeedloopError `FEEDLOOP_ERR_INTERNAL` when initdb fails (its output is in the message).
  * @example
  * await ensurePgliteDataDir('./.feedloop/pgdata');
  */
-export async function ensurePgliteDataDir(dataDir: string): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  const child = spawn(process.execPath, [...initdbScript().args, dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+export async function ensurePgliteDataDir(dataDir: string): Promise<AppliedMigration[]> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return [];
+  const child = spawn(process.execPath, [...initdbScript().args, dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);
@@ -41,4 +51,5 @@ export async function ensurePgliteDataDir(dataDir: string): Promise<void> {
   if (code !== 0 || !existsSync(join(dataDir, 'PG_VERSION'))) {
     throw new FeedloopError('FEEDLOOP_ERR_INTERNAL', `creating the embedded database in ${dataDir} failed (exit ${code ?? 'by signal'}): ${stderr.trim()}`);
   }
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as AppliedMigration[];
 }

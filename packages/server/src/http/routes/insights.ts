@@ -8,6 +8,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   classifyCorrection,
+  loadSqlGrammars,
   countCorrectionPatterns,
   eventSample,
   highestEscalation,
@@ -165,9 +166,10 @@ function withEvents<T>(ranking: Ranking<T>, events: (item: T) => EventSample): R
 
 async function classifyInSlices(corrections: readonly CorrectionText[]): Promise<ClassifiedCorrection[]> {
   const out: ClassifiedCorrection[] = [];
+  const sql = await loadSqlGrammars();
   for (let i = 0; i < corrections.length; i += CLASSIFY_SLICE) {
     if (i > 0) await yieldToEventLoop();
-    for (const c of corrections.slice(i, i + CLASSIFY_SLICE)) out.push(classifyCorrection(c));
+    for (const c of corrections.slice(i, i + CLASSIFY_SLICE)) out.push(classifyCorrection(c, sql));
   }
   return out;
 }
