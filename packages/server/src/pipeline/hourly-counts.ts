@@ -71,5 +71,6 @@ export async function addHourlyCounts(tx: SqlExecutor, deltas: readonly HourlyDe
            corrections = h.corrections + EXCLUDED.corrections, escalations = h.escalations + EXCLUDED.escalations,
            negative_categories = ${sumJsonbCounts('h.negative_categories', 'EXCLUDED.negative_categories')}`,
     [JSON.stringify(rows)],
+    { prepare: true },
   );
 }
