@@ -80,8 +80,8 @@ function imports(file: string): string[] {
 
 describe('architecture', () => {
   it('core is pure: no node: imports, no server code, only browser-safe packages from outside', () => {
-    // zod, @stdlib's distributions, node-sql-parser's per-dialect grammars: pure JavaScript.
-    const allowed = (i: string) => i === 'zod' || i.startsWith('@stdlib/stats-base-dists-') || i.startsWith('node-sql-parser/build/');
+    // zod and node-sql-parser's per-dialect grammars: pure JavaScript.
+    const allowed = (i: string) => i === 'zod' || i.startsWith('node-sql-parser/build/');
     const offenders = sources(join(root, 'core/src')).flatMap((f) =>
       imports(f)
         .filter((i) => !i.startsWith('.') && !allowed(i))
