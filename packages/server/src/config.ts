@@ -57,6 +57,7 @@ const envSchema = z.object({
   FEEDLOOP_TRAINING_BATCH_THRESHOLD: z.coerce.number().int().min(1).max(100_000).default(50),
   FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
   FEEDLOOP_TRAINING_BATCH_DIR: optionalString,
+  FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
 });
 
 /** The server's configuration. */
@@ -128,6 +129,12 @@ export interface Config {
   readonly trainingBatchIntervalMs: number;
   /** Where batch files are written: `<dir>/<workspace id>/<batch id>.jsonl`. */
   readonly trainingBatchDir: string;
+  /**
+   * The address users and other systems reach this server at (`FEEDLOOP_PUBLIC_URL`, no trailing
+   * slash): links in feedback tokens, alert notifications and the dashboard. Defaults to
+   * `http://HOST:PORT`, which is only right when nothing sits in front of the server.
+   */
+  readonly publicUrl: string;
 }
 
 /**
@@ -184,5 +191,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchThreshold: e.FEEDLOOP_TRAINING_BATCH_THRESHOLD,
     trainingBatchIntervalMs: e.FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS * 1000,
     trainingBatchDir: resolve(cwd, e.FEEDLOOP_TRAINING_BATCH_DIR ?? join(e.FEEDLOOP_DATA_DIR, 'training-batches')),
+    publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
   });
 }
