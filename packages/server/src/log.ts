@@ -3,9 +3,18 @@
  * (pino-pretty) for a person at a terminal. `FEEDLOOP_LOG_FORMAT` decides, `auto` by whether
  * stdout is a terminal.
  */
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import PinoPretty from 'pino-pretty';
+import type PinoPrettyModule from 'pino-pretty';
 import type { Config } from './config.js';
+
+/**
+ * pino-pretty (and its colour and date libraries, ~10 MB resident) is loaded only when logs are
+ * pretty: a server writing JSON (under systemd, in a container, in a pipe) never needs it.
+ */
+function loadPinoPretty(): typeof PinoPrettyModule {
+  return createRequire(import.meta.url)('pino-pretty') as typeof PinoPrettyModule;
+}
 
 /** What `FEEDLOOP_LOG_FORMAT` may say. */
 export type LogFormatSetting = Config['logFormat'];
@@ -39,7 +48,7 @@ export function logOptions(config: Pick<Config, 'logLevel' | 'logFormat'>, out: 
   if (chooseLogFormat(config.logFormat, out.isTTY) === 'json') return { level: config.logLevel };
   return {
     level: config.logLevel,
-    stream: PinoPretty({ colorize: out.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }),
+    stream: loadPinoPretty()({ colorize: out.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }),
   };
 }
 
