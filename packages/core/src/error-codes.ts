@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_WORKSPACE_NOT_FOUND: { status: 404, description: 'No workspace with that id or name' },
   FEEDLOOP_ERR_KEY_NOT_FOUND: { status: 404, description: 'No key with that id in this workspace' },
   FEEDLOOP_ERR_WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook with that id in this workspace' },
+  FEEDLOOP_ERR_ALERT_NOT_FOUND: { status: 404, description: 'No alert with that id in this workspace' },
   FEEDLOOP_ERR_WEBHOOK_URL_FORBIDDEN: { status: 400, description: 'The webhook URL points into a private, loopback, link-local or otherwise non-public network' },
   FEEDLOOP_ERR_WEBHOOK_LIMIT: { status: 409, description: 'The workspace has as many webhooks as it may have; delete one first' },
   FEEDLOOP_ERR_EXPERIMENT_NOT_FOUND: { status: 404, description: 'No experiment with that id in this workspace: none declared and no response carries it' },

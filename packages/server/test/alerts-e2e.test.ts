@@ -12,6 +12,7 @@ import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harn
 import { SECRET, startReceiver, type Receiver } from './webhook-helpers.js';
 
 const FORMATS = ['feedloop', 'alertmanager', 'slack'] as const;
+const PUBLIC_URL = 'https://feedloop.example.com';
 
 interface Seen {
   event: string;
@@ -34,7 +35,7 @@ for (const { name, available, backend, env: profileEnv } of PROFILES) {
     let t: TestApp;
     let second: TestApp;
     beforeAll(async () => {
-      const env = { FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', ...profileEnv };
+      const env = { FEEDLOOP_PUBLIC_URL: PUBLIC_URL, FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', ...profileEnv };
       t = await startTestApp(await backend.open(), env, { worker: true });
       // Another process's worker, as far as the database can tell: its own queue and schedule.
       second = await startTestApp({ db: t.db, close: async () => undefined }, env, { worker: true });
@@ -81,7 +82,7 @@ for (const { name, available, backend, env: profileEnv } of PROFILES) {
         groupLabels: { alertname: expect.stringMatching(/^satisfaction-/) },
         commonLabels: { severity: expect.any(String), workspace: t.workspaceId },
         commonAnnotations: { summary: expect.stringContaining('Satisfaction 0 % is below') },
-        externalURL: '',
+        externalURL: PUBLIC_URL,
       });
       expect(am.groupKey).toEqual(expect.any(String));
       expect(am.alerts).toEqual([
@@ -91,10 +92,17 @@ for (const { name, available, backend, env: profileEnv } of PROFILES) {
           annotations: expect.objectContaining({ summary: expect.any(String) }),
           startsAt: expect.stringMatching(/^\d{4}-/),
           endsAt: '0001-01-01T00:00:00Z',
-          generatorURL: '',
+          generatorURL: expect.stringMatching(/^https:\/\/feedloop\.example\.com\/v1\/alerts\/al_/),
           fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
         },
       ]);
+      // The generatorURL is the alert's own page in the API.
+      const link = new URL((am.alerts as Array<{ generatorURL: string; labels: { alertname: string } }>)[0]!.generatorURL);
+      const linked = await t.app.inject({ method: 'GET', url: link.pathname, headers: t.auth });
+      expect(linked.statusCode).toBe(200);
+      expect(linked.json()).toMatchObject({ state: 'firing', ruleId: (am.alerts as Array<{ labels: { alertname: string } }>)[0]!.labels.alertname });
+      const unknown = await t.app.inject({ method: 'GET', url: '/v1/alerts/al_nope', headers: t.auth });
+      expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'FEEDLOOP_ERR_ALERT_NOT_FOUND']);
       const slack = seen('slack')[0]?.body as { text: string; blocks: Array<{ type: string }> };
       expect(slack.text).toMatch(/^Firing \[(warning|critical)\] satisfaction-/);
       expect(slack.blocks.map((b) => b.type)).toEqual(['header', 'section', 'section', 'context']);

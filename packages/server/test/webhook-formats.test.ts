@@ -63,6 +63,12 @@ describe('webhook formats', () => {
     });
     const body = formatWebhookBody('alertmanager', alertMessage('ws_1', resolved, new Date()), { webhookId: 'wh_1' }) as { status: string; alerts: Array<{ endsAt: string }> };
     expect([body.status, body.alerts[0]?.endsAt]).toEqual(['resolved', '2026-11-23T09:00:00.000Z']);
+    // With FEEDLOOP_PUBLIC_URL the links point at the server and the alert's own page.
+    const linked = formatWebhookBody('alertmanager', alertMessage('ws_1', fired, new Date()), { webhookId: 'wh_1', publicUrl: 'https://fl.example.com' }) as {
+      externalURL: string;
+      alerts: Array<{ generatorURL: string }>;
+    };
+    expect([linked.externalURL, linked.alerts[0]?.generatorURL]).toEqual(['https://fl.example.com', 'https://fl.example.com/v1/alerts/al_1']);
   });
 
   it('writes a Slack message with text and blocks', () => {

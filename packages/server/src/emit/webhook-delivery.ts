@@ -52,6 +52,8 @@ export interface DeliverOptions {
   allowPrivate?: boolean;
   /** How webhook hostnames are resolved at each attempt; default the system resolver. Tests play DNS with it. */
   resolve?: Resolver;
+  /** `FEEDLOOP_PUBLIC_URL`, for the links alert bodies carry (Alertmanager's `externalURL` and `generatorURL`). */
+  publicUrl?: string;
 }
 
 /** What one call did. */
@@ -135,9 +137,10 @@ async function post(
   dispatcher: Dispatcher,
   policy: AddressPolicy,
   timeoutMs: number,
+  publicUrl: string | undefined,
 ): Promise<Outcome> {
   // Written in the webhook's format and serialized once: the signature covers exactly the bytes sent.
-  const body = JSON.stringify(formatWebhookBody(row.format, row.body, { webhookId: row.webhook_id }));
+  const body = JSON.stringify(formatWebhookBody(row.format, row.body, { webhookId: row.webhook_id, ...(publicUrl === undefined ? {} : { publicUrl }) }));
   try {
     // The guarded lookup judges hostnames as it connects; an IP literal is never looked up, so
     // it is judged here (URLs stored before the subscribe check existed are judged the same way).
@@ -204,7 +207,7 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
       report.failed++;
       return;
     }
-    const outcome = await post({ ...row, url: row.url, secret: row.secret, format: row.format }, fetch, dispatcher, policy, timeoutMs);
+    const outcome = await post({ ...row, url: row.url, secret: row.secret, format: row.format }, fetch, dispatcher, policy, timeoutMs, options.publicUrl);
     if (outcome.ok) {
       // Not guarded on 'pending': a delivery failed by a concurrent webhook delete was still sent.
       await db.query(

@@ -42,6 +42,13 @@ function alertData(message: OutboundMessage): AlertMessageData {
   };
 }
 
+/** What a body needs besides the message: the receiving webhook and where feedloop is reached. */
+export interface WebhookBodyContext {
+  webhookId: string;
+  /** `FEEDLOOP_PUBLIC_URL`: Alertmanager's `externalURL`, and the base of each alert's `generatorURL` (`/v1/alerts/:id`). */
+  publicUrl?: string;
+}
+
 /**
  * The JSON body of one delivery of `message` to a webhook of `format`. A message that is not an
  * alert goes out as feedloop's message whatever the format (such a webhook cannot subscribe to
@@ -50,14 +57,15 @@ function alertData(message: OutboundMessage): AlertMessageData {
  * @example
  * formatWebhookBody('alertmanager', alertMessage('ws_1', alert, now), { webhookId: 'wh_…' }).version // '4'
  */
-export function formatWebhookBody(format: WebhookFormat, message: OutboundMessage, context: { webhookId: string }): unknown {
+export function formatWebhookBody(format: WebhookFormat, message: OutboundMessage, context: WebhookBodyContext): unknown {
   if (format === 'feedloop' || (message.type !== 'alert.firing' && message.type !== 'alert.resolved')) return message;
   const alert = alertData(message);
-  return format === 'alertmanager' ? alertmanagerBody(message, alert, context.webhookId) : slackBody(message, alert);
+  return format === 'alertmanager' ? alertmanagerBody(message, alert, context) : slackBody(message, alert);
 }
 
 /** Prometheus Alertmanager's webhook_config body (version 4), with the one alert of this transition. */
-function alertmanagerBody(message: OutboundMessage, alert: AlertMessageData, receiver: string): unknown {
+function alertmanagerBody(message: OutboundMessage, alert: AlertMessageData, context: WebhookBodyContext): unknown {
+  const externalURL = context.publicUrl ?? '';
   const status = message.type === 'alert.resolved' ? 'resolved' : 'firing';
   const labels: Record<string, string> = {
     alertname: alert.ruleId,
@@ -73,11 +81,11 @@ function alertmanagerBody(message: OutboundMessage, alert: AlertMessageData, rec
     groupKey: `{}:{alertname=${JSON.stringify(alert.ruleId)}, workspace=${JSON.stringify(message.workspaceId)}}`,
     truncatedAlerts: 0,
     status,
-    receiver,
+    receiver: context.webhookId,
     groupLabels,
     commonLabels: labels,
     commonAnnotations: annotations,
-    externalURL: '',
+    externalURL,
     alerts: [
       {
         status,
@@ -85,7 +93,7 @@ function alertmanagerBody(message: OutboundMessage, alert: AlertMessageData, rec
         annotations,
         startsAt: alert.firedAt ?? alert.activeAt,
         endsAt: status === 'resolved' ? (alert.resolvedAt ?? message.createdAt) : ZERO_TIME,
-        generatorURL: '',
+        generatorURL: externalURL === '' || alert.id === '' ? '' : `${externalURL}/v1/alerts/${encodeURIComponent(alert.id)}`,
         fingerprint: alert.fingerprint,
       },
     ],

@@ -61,6 +61,7 @@ export interface PipelineDeps {
     | 'trainingBatchIntervalMs'
     | 'trainingBatchDir'
     | 'alertIntervalMs'
+    | 'publicUrl'
   >;
   queue: JobQueue<PipelineJobs>;
   sink?: StreamSink;
@@ -135,7 +136,7 @@ export class Pipeline {
         await this.process(data.events);
       },
       deliver: async (data) => {
-        await deliverDueWebhooks(this.deps.db, { ids: data.ids, allowPrivate: this.deps.config.webhookAllowPrivate });
+        await deliverDueWebhooks(this.deps.db, { ids: data.ids, allowPrivate: this.deps.config.webhookAllowPrivate, publicUrl: this.deps.config.publicUrl });
       },
       sweep: async () => {
         await this.sweep();
@@ -289,7 +290,7 @@ export class Pipeline {
     const stale = await takeStalePending(db, config.sweepGraceMs, SWEEP_EVENT_LIMIT);
     await this.addProcessJobs(stale);
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
-    const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT, allowPrivate: config.webhookAllowPrivate });
+    const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl });
     await upkeepEventLog(db);
     // PGlite runs no autovacuum: the outbox tables, whose every row is deleted soon after it is
     // written, would keep their dead rows forever and the sweep's scan would slow with them. One

@@ -89,6 +89,17 @@ export async function listAlerts(db: SqlExecutor, workspaceId: string, filter: A
 }
 
 /**
+ * One alert of the workspace by id, or undefined (another workspace's alert is not found either).
+ *
+ * @example
+ * await readAlert(db, 'ws_1', 'al_01J…') // { id: 'al_01J…', state: 'firing', … }
+ */
+export async function readAlert(db: SqlExecutor, workspaceId: string, id: string): Promise<AlertRecord | undefined> {
+  const rows = await db.query<AlertRow>(`SELECT ${COLUMNS} FROM alerts WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  return rows[0] === undefined ? undefined : toRecord(rows[0]);
+}
+
+/**
  * The workspace's pending and firing alerts, what an evaluation starts from.
  *
  * @example

@@ -7,7 +7,8 @@ import { ALERT_RULE_KINDS, ALERT_SEVERITIES, alertRuleSetSchema, toQualityAlert,
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listAlerts, type AlertRecord } from '../../store/alerts.js';
+import { FeedloopError } from '../../errors.js';
+import { listAlerts, readAlert, type AlertRecord } from '../../store/alerts.js';
 import { readAlertRules, writeAlertRules, type AlertRuleSet } from '../../store/alert-rules.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -114,6 +115,22 @@ export const alertRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) 
     handler: async (request) => {
       const { state, limit } = request.query;
       return { alerts: (await listAlerts(db, authOf(request).workspaceId, state, limit)).map(alertViewOf) };
+    },
+  });
+
+  r.get('/v1/alerts/:id', {
+    schema: {
+      summary: 'One alert: the page a notification links to',
+      tags: ['alerts'],
+      params: z.object({ id: z.string().min(1).max(200) }),
+      response: { 200: alertView },
+    },
+    handler: async (request) => {
+      const alert = await readAlert(db, authOf(request).workspaceId, request.params.id);
+      if (alert === undefined) {
+        throw new FeedloopError('FEEDLOOP_ERR_ALERT_NOT_FOUND', `id: no alert ${JSON.stringify(request.params.id)} in this workspace`, { field: 'id' });
+      }
+      return alertViewOf(alert);
     },
   });
 
