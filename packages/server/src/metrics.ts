@@ -96,6 +96,45 @@ export function watchWorkspaceRates(metrics: Metrics, read: () => Promise<Worksp
   }
 }
 
+/** One pending or firing alert, as the `feedloop_alerts_active` gauge labels it. */
+export interface ActiveAlertLabels {
+  workspaceId: string;
+  ruleId: string;
+  severity: string;
+  state: 'pending' | 'firing';
+}
+
+/** How long one read of the open alerts serves scrapes: shorter than the default evaluation interval (30 s). */
+const ACTIVE_ALERTS_CACHE_MS = 5_000;
+
+/**
+ * Reports every workspace's open alerts whenever /metrics is scraped, as Prometheus reports its
+ * own (`ALERTS{alertstate}`): `feedloop_alerts_active{workspace, rule, severity, state}` is 1 for
+ * each pending or firing alert, and a resolved alert's series disappears. So a Prometheus that
+ * already scrapes feedloop can page on its quality alerts without a webhook. Cached and
+ * failure-tolerant like {@link watchWorkspaceRates}; watching twice is a no-op.
+ *
+ * @example
+ * watchActiveAlerts(metrics, () => openAlertLabels(db));
+ */
+export function watchActiveAlerts(metrics: Metrics, read: () => Promise<ActiveAlertLabels[]>, cacheMs = ACTIVE_ALERTS_CACHE_MS): void {
+  if (metrics.registry.getSingleMetric('feedloop_alerts_active') !== undefined) return;
+  let cached: { at: number; alerts: Promise<ActiveAlertLabels[] | undefined> } | undefined;
+  new Gauge({
+    name: 'feedloop_alerts_active',
+    help: 'Open quality alerts: 1 per pending or firing alert, by workspace, rule, severity and state',
+    labelNames: ['workspace', 'rule', 'severity', 'state'],
+    registers: [metrics.registry],
+    async collect() {
+      if (cached === undefined || Date.now() - cached.at >= cacheMs) cached = { at: Date.now(), alerts: read().catch(() => undefined) };
+      const alerts = await cached.alerts;
+      if (alerts === undefined) return;
+      this.reset();
+      for (const a of alerts) this.set({ workspace: a.workspaceId, rule: a.ruleId, severity: a.severity, state: a.state }, 1);
+    },
+  });
+}
+
 /**
  * Creates a registry with feedloop's metrics and the process defaults.
  *

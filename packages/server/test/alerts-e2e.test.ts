@@ -64,12 +64,26 @@ for (const { name, available, backend, env: profileEnv } of PROFILES) {
           expect(verifyWebhookSignature(SECRET, r.body, r.headers[SIGNATURE_HEADER.toLowerCase()] as string)).toBe(true);
           return { event: String(r.headers['x-feedloop-event']), body: JSON.parse(r.body) as Record<string, unknown> };
         });
+      // This workspace's feedloop_alerts_active series on /metrics, its other labels sorted.
+      const activeAlertSeries = async (): Promise<string[]> => {
+        const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+        return text
+          .split('\n')
+          .filter((line) => line.startsWith('feedloop_alerts_active{') && line.includes(`workspace="${t.workspaceId}"`) && line.endsWith(' 1'))
+          .map((line) => (line.slice(line.indexOf('{') + 1, line.indexOf('}')).split(',').filter((l) => !l.startsWith('workspace=')).sort().join(',')))
+          .sort();
+      };
       const waitFor = (count: number) =>
         eventually(async () => (FORMATS.every((f) => seen(f).length >= count) ? true : undefined), 30_000, `${count} deliveries per webhook`);
 
       // 30 negatives: satisfaction 0 %, under both default levels.
       await vote(t, t.auth, 30, 'thumbs_down');
       await waitFor(2);
+      // Prometheus sees the open alerts too, one series each.
+      expect(await eventually(async () => ((await activeAlertSeries()).length === 2 ? await activeAlertSeries() : undefined), 30_000, 'two active-alert series')).toEqual([
+        `rule="satisfaction-critical",severity="critical",state="firing"`,
+        `rule="satisfaction-warning",severity="warning",state="firing"`,
+      ]);
       for (const format of FORMATS) expect(seen(format).map((s) => s.event)).toEqual(['alert.firing', 'alert.firing']);
       const feedloop = seen('feedloop').map((s) => s.body);
       expect(feedloop.map((b) => (b.data as { ruleId: string }).ruleId).sort()).toEqual(['satisfaction-critical', 'satisfaction-warning']);
@@ -135,6 +149,7 @@ for (const { name, available, backend, env: profileEnv } of PROFILES) {
       expect(amResolved.alerts[0]?.fingerprint).toBe(firedWarning?.alerts[0]?.fingerprint);
       expect((seen('slack')[3]?.body as { text: string }).text).toMatch(/^Resolved \[warning\] satisfaction-warning/);
       expect((await t.app.inject({ method: 'GET', url: '/v1/alerts', headers: t.auth })).json().alerts).toEqual([]);
+      await eventually(async () => ((await activeAlertSeries()).length === 0 ? true : undefined), 30_000, 'no active-alert series once resolved');
       expect((await t.app.inject({ method: 'GET', url: '/v1/alerts?state=resolved', headers: t.auth })).json().alerts).toHaveLength(2);
       // Both workers kept evaluating: still nothing notified twice.
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -5,6 +5,7 @@
 import type { AlertChange, AlertRuleKind, AlertSeverity, Observation, OpenAlert } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlExecutor } from '../db/sql-client.js';
+import type { ActiveAlertLabels } from '../metrics.js';
 
 /** Where an alert stands. */
 export type AlertState = 'pending' | 'firing' | 'resolved';
@@ -97,6 +98,19 @@ export async function listAlerts(db: SqlExecutor, workspaceId: string, filter: A
 export async function readAlert(db: SqlExecutor, workspaceId: string, id: string): Promise<AlertRecord | undefined> {
   const rows = await db.query<AlertRow>(`SELECT ${COLUMNS} FROM alerts WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
   return rows[0] === undefined ? undefined : toRecord(rows[0]);
+}
+
+/**
+ * Every workspace's pending and firing alerts, for the `feedloop_alerts_active` gauge: a read of
+ * the `alerts_open` partial index, whose rows are the open alerts only.
+ *
+ * @example
+ * await openAlertLabels(db) // [{ workspaceId: 'ws_1', ruleId: 'satisfaction-warning', severity: 'warning', state: 'firing' }]
+ */
+export async function openAlertLabels(db: SqlExecutor): Promise<ActiveAlertLabels[]> {
+  return db.query<ActiveAlertLabels>(
+    `SELECT workspace_id AS "workspaceId", rule_id AS "ruleId", severity, state FROM alerts WHERE state IN ('pending', 'firing')`,
+  );
 }
 
 /**

@@ -8,7 +8,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { listAlerts, readAlert, type AlertRecord } from '../../store/alerts.js';
+import { watchActiveAlerts } from '../../metrics.js';
+import { listAlerts, openAlertLabels, readAlert, type AlertRecord } from '../../store/alerts.js';
 import { readAlertRules, writeAlertRules, type AlertRuleSet } from '../../store/alert-rules.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -87,8 +88,9 @@ const alertViewOf = (a: AlertRecord): z.infer<typeof alertView> => ({
 });
 
 /** The alert routes. */
-export const alertRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+export const alertRoutes: FastifyPluginAsync<AppServices> = async (app, { db, metrics }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  watchActiveAlerts(metrics, () => openAlertLabels(db));
 
   r.get('/v1/alert-rules', {
     schema: { summary: "The workspace's quality-alert rules (the defaults until it sets its own)", tags: ['alerts'], response: { 200: ruleSetView } },
