@@ -198,6 +198,7 @@ export { RATING_TYPES, addSums, emptySums, sumsOf, type StatsSums, type SummedEv
 export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, userSums, type CellCoordinates, type StatsCell, type StatsCellKey } from './signals/stats-cells.js';
 export { ratedCounterFields, ratedFromFields } from './signals/live-counters.js';
 export { TREND_ALPHA, TREND_MIN_DAYS, linearTrend, mannKendall, trendOf, type LinearTrend, type MannKendall, type Trend } from './stats/trend.js';
+export { isoWeekOf, splitIntoWeeks, type DayRange, type WeekSplit } from './stats/week-ranges.js';
 export {
   COLD_START_MIN_RATED,
   DEFAULT_BASELINE,

@@ -194,7 +194,7 @@ for (const backend of BACKENDS) {
       expect(Number((await rateOf())?.correction_rate)).toBe(100);
       const snapshot = () =>
         Promise.all(
-          ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_user_stats_daily', 'feedback_issue_counts'].map((table) =>
+          ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_user_stats_daily', 'feedback_issue_counts', 'feedback_issue_counts_weekly'].map((table) =>
             t.db.query(`SELECT * FROM ${table} WHERE workspace_id = $1 ORDER BY 1, 2, 3, 4`, [t.workspaceId]).then((rows) =>
               rows.map((r) => ({ ...(r as Record<string, unknown>), computed_at: undefined })),
             ),

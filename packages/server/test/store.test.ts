@@ -40,6 +40,7 @@ for (const backend of BACKENDS) {
         'feedback_events',
         'feedback_fingerprints',
         'feedback_issue_counts',
+        'feedback_issue_counts_weekly',
         'feedback_metrics_daily',
         'feedback_metrics_hourly',
         'feedback_signals',

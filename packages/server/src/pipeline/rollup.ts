@@ -17,7 +17,7 @@
  * more than a tenth of a connection from the pipeline. Today's unfiltered figures come from the
  * live counters meanwhile.
  */
-import type { DailyMetrics } from '@feedloop/core';
+import { isoWeekOf, type DailyMetrics } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { computeDay, type DayInput, type DayOutput, type RegisteredInputRow, type RollupInputRow } from './rollup-compute.js';
 
@@ -201,5 +201,24 @@ export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string
       [issuesJson, workspaceId, day],
     );
   }
+  await rewriteIssueWeek(tx, workspaceId, day);
   return metrics;
+}
+
+/**
+ * Rewrites the weekly top-issue counts of `day`'s ISO week from that week's days. Serialized per
+ * week by a transaction lock taken after the day's (always in that order, so no cycle): a rollup
+ * of another day of the week waits, then sums every committed day, its own included.
+ */
+async function rewriteIssueWeek(tx: SqlExecutor, workspaceId: string, day: string): Promise<void> {
+  const week = isoWeekOf(day);
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup.week'), hashtext($1 || '/' || $2))", [workspaceId, week]);
+  await tx.query('DELETE FROM feedback_issue_counts_weekly WHERE workspace_id = $1 AND week = $2::date', [workspaceId, week]);
+  await tx.query(
+    `INSERT INTO feedback_issue_counts_weekly (workspace_id, week, query, negatives)
+     SELECT $1, $2::date, query, sum(negatives)::int FROM feedback_issue_counts
+      WHERE workspace_id = $1 AND day BETWEEN $2::date AND $2::date + 6
+      GROUP BY query`,
+    [workspaceId, week],
+  );
 }

@@ -10,7 +10,7 @@
  *
  * `category` and `userId` cannot be combined with other filters: {@link uncombinableFilter}.
  */
-import { addSums, emptySums, measuresOf, utcDay, type StatsGroupBy, type StatsSums } from '@feedloop/core';
+import { addSums, emptySums, measuresOf, splitIntoWeeks, utcDay, type StatsGroupBy, type StatsSums } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { WorkspaceRates } from '../metrics.js';
 
@@ -147,16 +147,32 @@ function groupKey(row: { agent: string; model: string; query_type: string; exper
 
 /**
  * Negative ratings per normalized query over the range, the `limit` most frequent (ties by query).
+ * The range's whole ISO weeks are read from the weekly counts, its loose days from the daily ones,
+ * so a 90-day range reads 12 weeks and at most 12 days instead of 90 days of rows.
  *
  * @example
  * await topIssueCounts(db, 'ws_1', '2026-11-01', '2026-11-30', 10) // [{ query: 'reset password', negatives: 12 }]
  */
 export async function topIssueCounts(db: SqlExecutor, workspaceId: string, from: string, to: string, limit: number): Promise<Array<{ query: string; negatives: number }>> {
+  const { weeks, days } = splitIntoWeeks(from, to);
+  // An empty range: BETWEEN matches nothing when its bounds are reversed.
+  const none = ['9999-12-31', '0001-01-01'] as const;
+  const [weekFrom, weekTo] = weeks ?? none;
+  const [headFrom, headTo] = days[0] ?? none;
+  const [tailFrom, tailTo] = days[1] ?? none;
   return db.query<{ query: string; negatives: number }>(
-    `SELECT query, sum(negatives)::int AS negatives FROM feedback_issue_counts
-      WHERE workspace_id = $1 AND day BETWEEN $2::date AND $3::date
-      GROUP BY query ORDER BY 2 DESC, query COLLATE "C" LIMIT $4`,
-    [workspaceId, from, to, limit],
+    `SELECT query, sum(negatives)::int AS negatives FROM (
+       SELECT query, negatives FROM feedback_issue_counts_weekly
+        WHERE workspace_id = $1 AND week BETWEEN $2::date AND $3::date
+       UNION ALL
+       SELECT query, negatives FROM feedback_issue_counts
+        WHERE workspace_id = $1 AND day BETWEEN $4::date AND $5::date
+       UNION ALL
+       SELECT query, negatives FROM feedback_issue_counts
+        WHERE workspace_id = $1 AND day BETWEEN $6::date AND $7::date
+     ) counts
+      GROUP BY query ORDER BY 2 DESC, query COLLATE "C" LIMIT $8`,
+    [workspaceId, weekFrom, weekTo, headFrom, headTo, tailFrom, tailTo, limit],
   );
 }
 
