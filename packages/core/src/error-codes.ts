@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_UNAVAILABLE: { status: 503, description: 'The database cannot be reached or the server is shutting down' },
   FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },
   FEEDLOOP_ERR_EXPORT_UNKNOWN_FORMAT: { status: 404, description: 'No training-data export format of that name; see docs/exports.md' },
+  FEEDLOOP_ERR_CONSENT_REQUIRED: { status: 403, description: 'The user has not consented to (or opted out of) this kind of signal; the event was not stored' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

@@ -255,3 +255,8 @@ export {
   type ResponseVerdict,
 } from './training/training-facts.js';
 export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';
+// Privacy (issue 11): consent, PII redaction, sampling, k-anonymity.
+export { NO_CONSENT, consentDecision, consentInputSchema, mergeConsent, type Consent, type ConsentDecision, type ConsentInput } from './privacy/consent.js';
+export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, type PiiMatch, type Redaction, type RedactionPattern } from './privacy/redact.js';
+export { sampleDecision, unitHash } from './privacy/sampling.js';
+export { suppressSmallGroups, type Suppressed } from './privacy/k-anonymity.js';

@@ -42,7 +42,39 @@ const fields = {
     .describe('An edit or correction changing at least this percentage of characters is heavy'),
   conflictDiscount: z.number().min(0).max(1)
     .describe("Factor on a user's earlier signal that their later signal contradicts"),
+  // Privacy and data lifecycle (issue 11, docs/privacy.md).
+  implicitConsent: z.enum(['required', 'assumed'])
+    .describe('required: implicit signals only from users who opted in (ADR-004); assumed: the host app obtained consent, opt-outs still apply'),
+  queryPrivacy: z.enum(['text', 'sha256', 'redacted'])
+    .describe('How a response query is stored: as sent, only its SHA-256 (ADR-016), or with personal data redacted'),
+  redactPii: z.boolean()
+    .describe('Redact personal data (emails, phones, cards, IPs, keys, IBANs, redactionPatterns) from queries, answers and feedback texts at ingest'),
+  redactionPatterns: z.array(z.strictObject({
+    name: z.string().regex(/^[A-Za-z][\w-]{0,31}$/),
+    pattern: z.string().min(1).max(500).refine(isCompilableRegex, 'must be a valid regular expression'),
+  })).max(20)
+    .describe('Extra patterns the redactor replaces with [REDACTED:<name>]'),
+  kAnonymity: z.number().int().min(2).max(1_000)
+    .describe('Aggregates and baselines leave out groups with fewer distinct users than this'),
+  retentionDays: z.number().int().min(1).max(3_650)
+    .describe('Raw events older than this many days are archived and deleted (rollups kept)'),
+  maxEventsPerUser: z.number().int().min(1).max(100_000_000).nullable()
+    .describe("A user's events beyond this many (oldest first) are archived and deleted; null: no limit"),
+  maxEvents: z.number().int().min(1).max(1_000_000_000).nullable()
+    .describe("The workspace's events beyond this many (oldest first) are archived and deleted; null: no limit (Phase 4.1: 100,000 embedded)"),
+  implicitSampleRate: z.number().gt(0).max(1)
+    .describe('Share of implicit signals processed; the others are acknowledged as sampled and not stored'),
 };
+
+/** Whether a string compiles as a JavaScript regular expression (the redactor's custom patterns). */
+function isCompilableRegex(source: string): boolean {
+  try {
+    new RegExp(source, 'g');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Workspace settings; every field has a default, so `{}` is a valid settings object. */
 export const workspaceSettingsSchema = z.strictObject({
@@ -54,6 +86,15 @@ export const workspaceSettingsSchema = z.strictObject({
   decayHalfLifeDays: fields.decayHalfLifeDays.default(DEFAULT_DECAY_HALF_LIFE_DAYS),
   heavyEditPercent: fields.heavyEditPercent.default(DEFAULT_HEAVY_EDIT_PERCENT),
   conflictDiscount: fields.conflictDiscount.default(DEFAULT_CONFLICT_DISCOUNT),
+  implicitConsent: fields.implicitConsent.default('required'),
+  queryPrivacy: fields.queryPrivacy.default('text'),
+  redactPii: fields.redactPii.default(false),
+  redactionPatterns: fields.redactionPatterns.default([]),
+  kAnonymity: fields.kAnonymity.default(10),
+  retentionDays: fields.retentionDays.default(90),
+  maxEventsPerUser: fields.maxEventsPerUser.default(null),
+  maxEvents: fields.maxEvents.default(null),
+  implicitSampleRate: fields.implicitSampleRate.default(1),
 });
 
 /**
@@ -70,6 +111,15 @@ export const workspaceSettingsPatchSchema = z.strictObject({
   decayHalfLifeDays: fields.decayHalfLifeDays.optional(),
   heavyEditPercent: fields.heavyEditPercent.optional(),
   conflictDiscount: fields.conflictDiscount.optional(),
+  implicitConsent: fields.implicitConsent.optional(),
+  queryPrivacy: fields.queryPrivacy.optional(),
+  redactPii: fields.redactPii.optional(),
+  redactionPatterns: fields.redactionPatterns.optional(),
+  kAnonymity: fields.kAnonymity.optional(),
+  retentionDays: fields.retentionDays.optional(),
+  maxEventsPerUser: fields.maxEventsPerUser.optional(),
+  maxEvents: fields.maxEvents.optional(),
+  implicitSampleRate: fields.implicitSampleRate.optional(),
 });
 
 /** Settings as stored or sent: each field may be absent. */

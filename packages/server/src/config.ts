@@ -57,6 +57,9 @@ const envSchema = z.object({
   FEEDLOOP_TRAINING_BATCH_THRESHOLD: z.coerce.number().int().min(1).max(100_000).default(50),
   FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
   FEEDLOOP_TRAINING_BATCH_DIR: optionalString,
+  FEEDLOOP_AUDIT_KEY: optionalString,
+  FEEDLOOP_ARCHIVE: optionalString,
+  FEEDLOOP_RETENTION_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(604_800).default(3_600),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
 });
 
@@ -135,6 +138,12 @@ export interface Config {
    * `http://HOST:PORT`, which is only right when nothing sits in front of the server.
    */
   readonly publicUrl: string;
+  /** The audit log's HMAC key for end-user ids (`FEEDLOOP_AUDIT_KEY`); unset: one made and kept in the database. */
+  readonly auditKey: string | undefined;
+  /** Where retention archives events: a folder, or `s3://bucket/prefix` (`FEEDLOOP_ARCHIVE`; default `<data dir>/archive`). */
+  readonly archive: string;
+  /** How often the retention job runs. */
+  readonly retentionIntervalMs: number;
 }
 
 /**
@@ -191,6 +200,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchThreshold: e.FEEDLOOP_TRAINING_BATCH_THRESHOLD,
     trainingBatchIntervalMs: e.FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS * 1000,
     trainingBatchDir: resolve(cwd, e.FEEDLOOP_TRAINING_BATCH_DIR ?? join(e.FEEDLOOP_DATA_DIR, 'training-batches')),
+    auditKey: e.FEEDLOOP_AUDIT_KEY,
+    archive: e.FEEDLOOP_ARCHIVE?.startsWith('s3://') ? e.FEEDLOOP_ARCHIVE : resolve(cwd, e.FEEDLOOP_ARCHIVE ?? join(e.FEEDLOOP_DATA_DIR, 'archive')),
+    retentionIntervalMs: e.FEEDLOOP_RETENTION_INTERVAL_SECONDS * 1000,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
   });
 }

@@ -160,7 +160,9 @@ export async function startTestApp(database: TestDatabase, env: Record<string, s
   });
   const { db } = database;
   const makeWorkspace = async () => {
-    const { workspace } = await createWorkspace(db, { name: `ws-${randomBytes(4).toString('hex')}` });
+    // implicitConsent 'assumed': the suites send implicit signals without a consent step
+    // (issue 11 makes new workspaces 'required'); privacy tests set it themselves.
+    const { workspace } = await createWorkspace(db, { name: `ws-${randomBytes(4).toString('hex')}`, settings: { implicitConsent: 'assumed' } });
     const secret = await createApiKey(db, workspace.id, 'secret');
     return { workspaceId: workspace.id, secretKey: secret.key };
   };

@@ -38,11 +38,15 @@ export interface FeedbackSubmission {
    * inside the flush: only for callers that write directly (tests, tools), never the API.
    */
   editDistance?: number | null;
+  /** Sampled implicit signals: the 1 / rate the event stands for (null or absent: 1). */
+  sampleWeight?: number | null;
 }
 
 /** What became of one event. */
 export type FeedbackOutcome =
   | { id: string; status: 'accepted' | 'duplicate' }
+  /** Left out of the workspace's implicit-signal sample: acknowledged, not stored (privacy-screen.ts). */
+  | { id: string; status: 'sampled' }
   | { id: string; status: 'rejected'; error: ErrorBody };
 
 interface ResponseFactsRow {
@@ -72,12 +76,13 @@ interface EventRow {
   duplicate_of: string | null;
   superseded_by: string | null;
   verified: boolean;
+  sample_weight: number | null;
   /** The workspace's dedup window; read by the INSERT, not stored. */
   window_ms: number;
 }
 
 const EVENT_COLUMNS =
-  'window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text, verified boolean';
+  'window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text, verified boolean, sample_weight real';
 
 const key = (ws: string, id: string): string => `${ws}\u0000${id}`;
 
@@ -197,6 +202,7 @@ export async function writeFeedbackBatch(
         duplicate_of: null,
         superseded_by: null,
         verified: item.verified,
+        sample_weight: item.sampleWeight ?? null,
         window_ms: item.settings.dedupWindowSeconds * 1000,
       },
     });
@@ -261,10 +267,10 @@ async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<
        RETURNING workspace_id, id, seq),
      ins AS (
        INSERT INTO feedback_events (seq, workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
-                                    edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by, verified)
+                                    edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by, verified, sample_weight)
        SELECT ids.seq, n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
               n.edit_distance, n.occurred_at, n.received_at, n.content_hash, n.voter, n.vote_slot, d.dup,
-              COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END), n.verified
+              COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END), n.verified, n.sample_weight
          FROM n
          JOIN ids ON ids.workspace_id = n.ws AND ids.id = n.id
          CROSS JOIN LATERAL (

@@ -17,6 +17,8 @@ import { DiffPool, type DiffPoolOptions } from './diff-pool.js';
 import { computeEditDistances } from './edit-distances.js';
 import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from './feedback-writer.js';
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
+import { screenFeedback } from './privacy-screen.js';
+import { protectResponse } from './query-privacy.js';
 import { ResponseFactsCache } from './response-facts-cache.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from './response-writer.js';
 
@@ -162,15 +164,38 @@ export class IngestService {
    * the caller ({@link countRejected}), which also sees the ones validation made.
    */
   async submitFeedback(auth: AuthContext, events: FeedbackEvent[]): Promise<FeedbackOutcome[]> {
-    const submissions: FeedbackSubmission[] = events.map((event) => ({
-      workspaceId: auth.workspaceId,
-      settings: auth.settings,
-      event: { ...event, id: event.id ?? uuidv7() },
-      trustClientTime: auth.kind === 'secret',
-      verified: auth.kind === 'secret',
-    }));
+    // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
+    // answered here and never reach the writer.
+    // Tracked like the diffs below, so a drain waits for a request still being screened.
+    const screening = screenFeedback(this.#db, auth.workspaceId, auth.settings, events.map((event) => ({ ...event, id: event.id ?? uuidv7() })));
+    const screeningSettled = screening.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#preparing.add(screeningSettled);
+    const screened = await unavailableOnFailure(screening).finally(() => this.#preparing.delete(screeningSettled));
+    const submissions: FeedbackSubmission[] = screened.flatMap((s) =>
+      s.kind !== 'write'
+        ? []
+        : [{ workspaceId: auth.workspaceId, settings: auth.settings, event: s.event, trustClientTime: auth.kind === 'secret', verified: auth.kind === 'secret', sampleWeight: s.sampleWeight }],
+    );
+    const written = await this.writeFeedback(auth.workspaceId, submissions);
+    let next = 0;
+    return screened.map((s): FeedbackOutcome => {
+      if (s.kind === 'write') return written[next++] as FeedbackOutcome;
+      if (s.kind === 'sampled') {
+        this.metrics.feedbackEvents.inc({ status: 'sampled', code: '' });
+        return { id: s.id, status: 'sampled' };
+      }
+      return { id: s.id, status: 'rejected', error: { code: 'FEEDLOOP_ERR_CONSENT_REQUIRED', message: s.message } };
+    });
+  }
+
+  /** Computes edit distances, then writes through the group committer. */
+  private async writeFeedback(workspaceId: string, submissions: FeedbackSubmission[]): Promise<FeedbackOutcome[]> {
+    if (submissions.length === 0) return [];
     // Diffs run here, before the group commit (big ones in worker threads): the flush only writes.
-    const prepared = computeEditDistances(this.#db, this.#diffs, auth.workspaceId, submissions, this.#answers);
+    const prepared = computeEditDistances(this.#db, this.#diffs, workspaceId, submissions, this.#answers);
     const settled = prepared.then(
       () => undefined,
       () => undefined,
@@ -200,7 +225,7 @@ export class IngestService {
 
   /** Writes validated responses; each outcome arrives after its commit. */
   async registerResponses(auth: AuthContext, responses: ResponseRegistration[]): Promise<ResponseOutcome[]> {
-    const submissions = responses.map((response) => ({ workspaceId: auth.workspaceId, response: { ...response, id: response.id ?? uuidv7() } }));
+    const submissions = responses.map((response) => ({ workspaceId: auth.workspaceId, response: protectResponse({ ...response, id: response.id ?? uuidv7() }, auth.settings) }));
     const outcomes = await unavailableOnFailure(this.#responses.submitMany(submissions));
     outcomes.forEach((o, i) => {
       this.metrics.responses.inc({ status: o.status });

@@ -21,6 +21,8 @@ export type PipelineJobs = {
   alerts: Record<string, never>;
   /** Scheduled: make training batches of workspaces whose unused examples reached the threshold. */
   'training-batches': Record<string, never>;
+  /** Scheduled: archive and delete raw events past the workspaces' retention (retention.ts). */
+  retention: Record<string, never>;
 };
 
 /** The queue's name (BullMQ) under the configured Redis prefix. */

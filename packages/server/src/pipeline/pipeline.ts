@@ -21,6 +21,7 @@ import { rollupDirtyDays } from './rollup.js';
 import { takeStalePending } from './stale-pending.js';
 import type { TrainingBatchView } from '../store/training-batches.js';
 import { createTrainingBatch, workspacesDueForBatch } from './training-batches.js';
+import { runRetention, type RetentionReport } from './retention.js';
 
 /** Events a sweep re-enqueues at most. */
 const SWEEP_EVENT_LIMIT = 50_000;
@@ -62,6 +63,8 @@ export interface PipelineDeps {
     | 'trainingBatchDir'
     | 'alertIntervalMs'
     | 'publicUrl'
+    | 'archive'
+    | 'retentionIntervalMs'
   >;
   queue: JobQueue<PipelineJobs>;
   sink?: StreamSink;
@@ -150,6 +153,9 @@ export class Pipeline {
       alerts: async () => {
         await this.evaluateAlerts();
       },
+      retention: async () => {
+        await this.retention();
+      },
       'training-batches': async () => {
         await this.trainingBatches();
       },
@@ -170,6 +176,7 @@ export class Pipeline {
     await queue.schedule('rescore', config.sweepIntervalMs, {});
     await queue.schedule('alerts', config.alertIntervalMs, {});
     await queue.schedule('training-batches', config.trainingBatchIntervalMs, {});
+    await queue.schedule('retention', config.retentionIntervalMs, {});
   }
 
   /**
@@ -210,6 +217,11 @@ export class Pipeline {
    * Makes one batch of a workspace's unused corrections now, however few (at least one): a batch
    * on demand (`POST /v1/training-batches`). Null when none is unused.
    */
+  /** Archives and deletes raw events past retention (the scheduled `retention` job). */
+  async retention(now?: Date): Promise<RetentionReport> {
+    return runRetention(this.deps.db, { archive: this.deps.config.archive, ...(now ? { now } : {}) });
+  }
+
   async trainingBatchNow(workspaceId: string): Promise<TrainingBatchView | null> {
     const { db, config } = this.deps;
     const created = await createTrainingBatch(db, { workspaceId, kind: 'corrections', minEvents: 1, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined });

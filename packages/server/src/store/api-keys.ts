@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { appendAudit } from './audit-log.js';
 import { FeedloopError } from '../errors.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 
@@ -87,7 +88,11 @@ export async function createApiKey(
      ON CONFLICT (key_hash) DO NOTHING RETURNING *`,
     [uuidv7(), workspaceId, kind, hashKey(key), key.slice(0, 10), options.name ?? null],
   );
-  if (rows[0]) return { key, info: toInfo(rows[0]), created: true };
+  if (rows[0]) {
+    // Key changes go to the audit log (issue 11): the key's id and prefix, never the key.
+    await appendAudit(db, { workspaceId, action: 'key.created', subject: rows[0].id, details: { kind, prefix: rows[0].prefix, name: rows[0].name } });
+    return { key, info: toInfo(rows[0]), created: true };
+  }
   const existing = await db.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [hashKey(key)]);
   const row = existing[0];
   if (!row || row.workspace_id !== workspaceId || row.kind !== kind) {
@@ -129,5 +134,6 @@ export async function revokeApiKey(db: SqlExecutor, workspaceId: string, keyId: 
     [workspaceId, keyId],
   );
   if (!rows[0]) throw new FeedloopError('FEEDLOOP_ERR_KEY_NOT_FOUND', `no key ${keyId} in workspace ${workspaceId}`, { field: 'keyId' });
+  await appendAudit(db, { workspaceId, action: 'key.revoked', subject: keyId, details: { kind: rows[0].kind, prefix: rows[0].prefix } });
   return toInfo(rows[0]);
 }

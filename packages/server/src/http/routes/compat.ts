@@ -93,7 +93,8 @@ export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { inges
     const [outcome] = await ingest.submitFeedback(auth, [request.body as FeedbackEvent]);
     if (!outcome) throw new FeedloopError('FEEDLOOP_ERR_INTERNAL', 'no outcome');
     if (outcome.status === 'rejected') throw FeedloopError.from(renameErrorField(outcome.error, names));
-    return outcome;
+    // The seeds' answers know no `sampled`: a sampled-out event was acknowledged all the same.
+    return outcome.status === 'sampled' ? { id: outcome.id, status: 'accepted' } : outcome;
   };
 
   for (const route of RLHF_ROUTES) {

@@ -23,7 +23,7 @@ import { withValidator } from '../validation.js';
 
 const outcomeSchema = z.object({
   id: z.string().nullable(),
-  status: z.enum(['accepted', 'duplicate', 'rejected']),
+  status: z.enum(['accepted', 'duplicate', 'rejected', 'sampled']),
   error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).optional(),
 });
 

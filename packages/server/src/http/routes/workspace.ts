@@ -5,6 +5,7 @@ import { workspaceSettingsPatchSchema } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { FeedloopError } from '../../errors.js';
+import { appendAudit } from '../../store/audit-log.js';
 import { findWorkspace, updateWorkspaceSettings } from '../../store/workspaces.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -23,7 +24,9 @@ export const workspaceRoutes: FastifyPluginAsync<AppServices> = async (app, { db
     '/v1/workspace/settings',
     { schema: { summary: 'Change workspace settings', tags: ['workspace'], body: workspaceSettingsPatchSchema } },
     async (request) => {
-      const ws = await updateWorkspaceSettings(db, authOf(request).workspaceId, request.body);
+      const auth = authOf(request);
+      const ws = await updateWorkspaceSettings(db, auth.workspaceId, request.body);
+      await appendAudit(db, { workspaceId: auth.workspaceId, action: 'settings.changed', actorKeyId: auth.keyId, details: { changed: request.body } });
       keys.clear();
       return ws;
     },

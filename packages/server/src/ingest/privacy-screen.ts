@@ -1,0 +1,53 @@
+/**
+ * What ingest does for privacy before anything is written (issue 11, docs/privacy.md):
+ * - consent: an event its user has not consented to, or opted out of, is rejected with
+ *   `FEEDLOOP_ERR_CONSENT_REQUIRED` and never stored (each item alone, in a batch);
+ * - sampling: at `implicitSampleRate` < 1, an implicit signal left out of the sample is answered
+ *   `sampled` and not stored; a kept one carries the weight 1 / rate;
+ * - redaction: with `redactPii`, the strings of the event's payload and metadata are redacted.
+ */
+import { NO_CONSENT, consentDecision, redactValue, sampleDecision, sourceOfType, type FeedbackEvent, type WorkspaceSettings } from '@feedloop/core';
+import type { SqlExecutor } from '../db/sql-client.js';
+import { consentsOf } from '../store/consent.js';
+
+/** An event to write (with its sample weight), or its answer already decided. */
+export type Screened =
+  | { kind: 'write'; event: FeedbackEvent & { id: string }; sampleWeight: number | null }
+  | { kind: 'rejected'; id: string; message: string }
+  | { kind: 'sampled'; id: string };
+
+/**
+ * Screens a request's events (ids already assigned) for consent, sampling and redaction: one
+ * query for the stated consent of the users the events name.
+ *
+ * @example
+ * const screened = await screenFeedback(db, ws, settings, events);
+ */
+export async function screenFeedback(
+  db: SqlExecutor,
+  workspaceId: string,
+  settings: WorkspaceSettings,
+  events: ReadonlyArray<FeedbackEvent & { id: string }>,
+): Promise<Screened[]> {
+  const users = [...new Set(events.flatMap((e) => (e.userId === undefined ? [] : [e.userId])))];
+  const consents = await consentsOf(db, workspaceId, users);
+  return events.map((event): Screened => {
+    const consent = event.userId === undefined ? NO_CONSENT : (consents.get(event.userId) ?? NO_CONSENT);
+    const decision = consentDecision(settings.implicitConsent, consent, event.type, event.userId);
+    if (!decision.allowed) return { kind: 'rejected', id: event.id, message: decision.message };
+    let sampleWeight: number | null = null;
+    if (sourceOfType(event.type) === 'implicit') {
+      const sample = sampleDecision(workspaceId, event.id, settings.implicitSampleRate);
+      if (!sample.keep) return { kind: 'sampled', id: event.id };
+      sampleWeight = sample.weight;
+    }
+    const redacted = settings.redactPii
+      ? ({
+          ...event,
+          payload: redactValue(event.payload, settings.redactionPatterns),
+          ...(event.metadata === undefined ? {} : { metadata: redactValue(event.metadata, settings.redactionPatterns) }),
+        } as FeedbackEvent & { id: string })
+      : event;
+    return { kind: 'write', event: redacted, sampleWeight };
+  });
+}

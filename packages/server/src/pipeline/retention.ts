@@ -1,0 +1,126 @@
+/**
+ * Retention (issue 11, ADR-016, Phase 4.1): raw events older than their workspace's
+ * `retentionDays`, a user's events beyond `maxEventsPerUser` and a workspace's beyond `maxEvents`
+ * (oldest first) are archived as gzip JSONL (emit/archive-writer.ts) and then deleted with what
+ * hangs off them (id keys, fingerprints, current votes, signals, outbox rows). Rollups, scores
+ * and responses are kept: the aggregates stay, the raw log goes.
+ *
+ * On Postgres a month's partition of `feedback_events` that lies wholly before every
+ * workspace's cutoff is archived and dropped whole (`DROP TABLE`, no row-by-row delete and no
+ * bloat); what is left, and everything on PGlite, is deleted by rows.
+ */
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { writeArchive } from '../emit/archive-writer.js';
+import { appendAudit } from '../store/audit-log.js';
+import { listWorkspaces } from '../store/workspaces.js';
+
+/** Events archived per file (and per delete transaction). */
+const PAGE = 5_000;
+const DAY_MS = 86_400_000;
+
+/** What a run did. */
+export interface RetentionReport {
+  archived: number;
+  files: string[];
+  droppedPartitions: string[];
+}
+
+const EVENT_JSON = `json_build_object('id', e.id, 'workspaceId', e.workspace_id, 'responseId', e.response_id, 'type', e.type, 'source', e.source,
+  'userId', e.user_id, 'sessionId', e.session_id, 'targetId', e.target_id, 'payload', e.payload, 'metadata', e.metadata,
+  'editDistance', e.edit_distance, 'occurredAt', e.occurred_at, 'receivedAt', e.received_at, 'duplicateOf', e.duplicate_of,
+  'supersededBy', e.superseded_by, 'verified', e.verified, 'sampleWeight', e.sample_weight)::text`;
+
+/** Deletes events (by workspace, id) and every row that hangs off them, in one transaction. */
+async function deleteEvents(tx: SqlExecutor, workspaceId: string, ids: string[]): Promise<void> {
+  const p = [workspaceId, ids];
+  await tx.query('DELETE FROM feedback_events WHERE workspace_id = $1 AND id = ANY ($2::text[])', p);
+  await tx.query('DELETE FROM feedback_event_ids WHERE workspace_id = $1 AND id = ANY ($2::text[])', p);
+  await tx.query('DELETE FROM feedback_fingerprints WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
+  await tx.query('DELETE FROM feedback_current_votes WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
+  await tx.query('DELETE FROM feedback_signals WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
+  await tx.query('DELETE FROM pipeline_pending WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
+}
+
+const stamp = (now: Date): string => now.toISOString().replace(/[:.]/g, '-');
+
+/**
+ * Archives and deletes what the workspaces' retention settings let go of.
+ *
+ * @example
+ * await runRetention(db, { archive: '/srv/feedloop/archive' }) // { archived: 1200, files: [...], droppedPartitions: ['feedback_events_2026_07'] }
+ */
+export async function runRetention(db: SqlClient, options: { archive: string; now?: Date }): Promise<RetentionReport> {
+  const now = options.now ?? new Date();
+  const report: RetentionReport = { archived: 0, files: [], droppedPartitions: [] };
+  const workspaces = await listWorkspaces(db);
+  if (workspaces.length === 0) return report;
+  if (db.dialect === 'postgres') {
+    const longest = Math.max(...workspaces.map((w) => w.settings.retentionDays));
+    await dropPastPartitions(db, options.archive, new Date(now.getTime() - longest * DAY_MS), now, report);
+  }
+  for (const ws of workspaces) {
+    const { retentionDays, maxEventsPerUser, maxEvents } = ws.settings;
+    const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
+    for (let part = 0; ; part++) {
+      // Old events, then a user's beyond their cap, then the workspace's beyond its cap (newest kept).
+      const rows = await db.query<{ id: string; line: string }>(
+        `WITH ranked AS (
+           SELECT e.id, e.seq, e.received_at,
+                  row_number() OVER (PARTITION BY e.user_id ORDER BY e.seq DESC) AS by_user,
+                  row_number() OVER (ORDER BY e.seq DESC) AS by_workspace
+             FROM feedback_events e WHERE e.workspace_id = $1)
+         SELECT e.id, ${EVENT_JSON} AS line
+           FROM ranked r JOIN feedback_events e ON e.workspace_id = $1 AND e.seq = r.seq AND e.received_at = r.received_at
+          WHERE r.received_at < $2
+             OR ($3::bigint IS NOT NULL AND e.user_id IS NOT NULL AND r.by_user > $3)
+             OR ($4::bigint IS NOT NULL AND r.by_workspace > $4)
+          ORDER BY e.seq LIMIT $5`,
+        [ws.id, cutoff, maxEventsPerUser, maxEvents, PAGE],
+      );
+      if (rows.length === 0) break;
+      const file = await writeArchive(options.archive, `${ws.id}/events-${stamp(now)}-${part}`, rows.map((r) => r.line));
+      await db.transaction(async (tx) => {
+        await deleteEvents(tx, ws.id, rows.map((r) => r.id));
+        await appendAudit(tx, { workspaceId: ws.id, action: 'retention.archived', details: { events: rows.length, file, retentionDays, maxEventsPerUser, maxEvents } });
+      });
+      report.archived += rows.length;
+      report.files.push(file);
+      if (rows.length < PAGE) break;
+    }
+  }
+  return report;
+}
+
+/** Postgres: archives every row of each month partition wholly before `cutoff`, then drops it. */
+async function dropPastPartitions(db: SqlClient, archive: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
+  const parts = await db.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'feedback_events'::regclass AND c.relname ~ '^feedback_events_\\d{4}_\\d{2}$' ORDER BY c.relname`,
+  );
+  for (const { name } of parts) {
+    const [, y, m] = /(\d{4})_(\d{2})$/.exec(name) ?? [];
+    const monthEnd = new Date(Date.UTC(Number(y), Number(m), 1));
+    if (monthEnd > cutoff) continue;
+    const byWorkspace = await db.query<{ workspace_id: string; line: string }>(`SELECT e.workspace_id, ${EVENT_JSON} AS line FROM "${name}" e ORDER BY e.workspace_id, e.seq`);
+    const groups = new Map<string, string[]>();
+    for (const r of byWorkspace) groups.set(r.workspace_id, [...(groups.get(r.workspace_id) ?? []), r.line]);
+    for (const [ws, lines] of groups) {
+      for (let i = 0; i < lines.length; i += PAGE) {
+        report.files.push(await writeArchive(archive, `${ws}/events-${name.slice('feedback_events_'.length)}-${stamp(now)}-${i / PAGE}`, lines.slice(i, i + PAGE)));
+      }
+    }
+    const lo = new Date(Date.UTC(Number(y), Number(m) - 1, 1));
+    await db.transaction(async (tx) => {
+      const range = [lo, monthEnd];
+      await tx.query(`DELETE FROM feedback_signals s USING feedback_event_ids k WHERE k.workspace_id = s.workspace_id AND k.id = s.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
+      await tx.query(`DELETE FROM feedback_fingerprints f USING feedback_event_ids k WHERE k.workspace_id = f.workspace_id AND k.id = f.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
+      await tx.query(`DELETE FROM pipeline_pending p USING feedback_event_ids k WHERE k.workspace_id = p.workspace_id AND k.id = p.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
+      await tx.query('DELETE FROM feedback_current_votes WHERE received_at >= $1 AND received_at < $2', range);
+      await tx.query('DELETE FROM feedback_event_ids WHERE received_at >= $1 AND received_at < $2', range);
+      await tx.exec(`DROP TABLE "${name}"`);
+      for (const [ws, lines] of groups) await appendAudit(tx, { workspaceId: ws, action: 'retention.archived', details: { events: lines.length, partition: name } });
+    });
+    report.archived += byWorkspace.length;
+    report.droppedPartitions.push(name);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Erasure of one end user (`DELETE /v1/users/:userId`, GDPR art. 17): in one transaction, every
+ * row keyed by the user or holding their id, their responses and every event on them, and what
+ * was derived from those rows; the days and scores they counted in are marked for recomputation
+ * so no aggregate stays traceable to them. A second erasure of the same user finds nothing.
+ * The tables and how each is treated: user-data-tables.ts.
+ */
+import { normalizeQuery } from '@feedloop/core';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+
+/** What an erasure removed, per table (rows deleted or stripped). */
+export type ErasureReport = Record<string, number>;
+
+/** `"<json string of id>"` as a LIKE pattern: matches the id as a whole JSON string value, nowhere else. */
+function jsonStringPattern(userId: string): string {
+  return `%${JSON.stringify(userId).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+async function count(tx: SqlExecutor, sql: string, params: unknown[]): Promise<number> {
+  return (await tx.query(`${sql} RETURNING 1`, params)).length;
+}
+
+/**
+ * Erases a user from a workspace and returns what went, table by table (all zero: nothing was there).
+ * Days older than `keepDaysFrom` are not marked for recomputation: their events are past
+ * retention, and a recomputation would find nothing to count (their anonymous totals stay).
+ *
+ * @example
+ * await eraseUser(db, ws, 'u1', new Date(Date.now() - 90 * 86_400_000)) // { responses: 2, feedback_events: 9, … }
+ */
+export async function eraseUser(db: SqlClient, workspaceId: string, userId: string, keepDaysFrom: Date): Promise<ErasureReport> {
+  return db.transaction(async (tx) => {
+    const report: ErasureReport = {};
+    const p = [workspaceId, userId];
+    const responses = await tx.query<{ id: string; query: string; day: string }>(
+      "SELECT id, query, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM responses WHERE workspace_id = $1 AND user_id = $2",
+      p,
+    );
+    const responseIds = responses.map((r) => r.id);
+    const events = await tx.query<{ id: string; response_id: string; day: string }>(
+      `SELECT id, response_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM feedback_events
+        WHERE workspace_id = $1 AND (user_id = $2 OR voter = $2 OR response_id = ANY ($3::text[]))`,
+      [...p, responseIds],
+    );
+    const eventIds = events.map((e) => e.id);
+    const touched = [...new Set(events.map((e) => e.response_id).filter((id) => !responseIds.includes(id)))];
+    const days = [...new Set([...responses.map((r) => r.day), ...events.map((e) => e.day)])];
+    const ev = [workspaceId, eventIds];
+
+    report.feedback_events = await count(tx, 'DELETE FROM feedback_events WHERE workspace_id = $1 AND id = ANY ($2::text[])', ev);
+    report.feedback_event_ids = await count(tx, 'DELETE FROM feedback_event_ids WHERE workspace_id = $1 AND id = ANY ($2::text[])', ev);
+    report.feedback_fingerprints = await count(tx, 'DELETE FROM feedback_fingerprints WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', ev);
+    report.pipeline_pending = await count(tx, 'DELETE FROM pipeline_pending WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', ev);
+    report.feedback_current_votes = await count(
+      tx,
+      'DELETE FROM feedback_current_votes WHERE workspace_id = $1 AND (voter = $2 OR event_id = ANY ($3::text[]) OR response_id = ANY ($4::text[]))',
+      [...p, eventIds, responseIds],
+    );
+    report.feedback_signals = await count(
+      tx,
+      'DELETE FROM feedback_signals WHERE workspace_id = $1 AND (user_id = $2 OR event_id = ANY ($3::text[]) OR response_id = ANY ($4::text[]))',
+      [...p, eventIds, responseIds],
+    );
+    const pattern = jsonStringPattern(userId);
+    // Messages about the user not yet published or delivered: their bodies name the user.
+    report.pipeline_effects = await count(tx, 'DELETE FROM pipeline_effects WHERE messages::text LIKE $1', [pattern]);
+    report.webhook_deliveries = await count(tx, 'DELETE FROM webhook_deliveries WHERE workspace_id = $1 AND body::text LIKE $2', [workspaceId, pattern]);
+    // Experiments: take the user's responses out of their variants' sums, then their facts.
+    await tx.query(
+      `UPDATE experiment_variant_totals t
+          SET rated = t.rated - f.rated, positive = t.positive - f.positive, corrected = t.corrected - f.corrected, edits = t.edits - f.edits,
+              edit_distance_sum = t.edit_distance_sum - f.eds, scored = t.scored - f.scored, score_sum = t.score_sum - f.ss,
+              score_sum_squares = t.score_sum_squares - f.ssq
+         FROM (SELECT experiment_id, variant, count(*) FILTER (WHERE rated) AS rated, count(*) FILTER (WHERE positive) AS positive,
+                      count(*) FILTER (WHERE corrected) AS corrected, sum(edits) AS edits, sum(edit_distance_sum) AS eds, count(score) AS scored,
+                      COALESCE(sum(score), 0) AS ss, COALESCE(sum(score * score), 0) AS ssq
+                 FROM experiment_response_facts WHERE workspace_id = $1 AND response_id = ANY ($2::text[])
+                GROUP BY experiment_id, variant) f
+        WHERE t.workspace_id = $1 AND t.experiment_id = f.experiment_id AND t.variant = f.variant`,
+      [workspaceId, responseIds],
+    );
+    report.experiment_response_facts = await count(tx, 'DELETE FROM experiment_response_facts WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
+    report.score_dirty = await count(tx, 'DELETE FROM score_dirty WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
+    report.response_scores = await count(tx, 'DELETE FROM response_scores WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
+    // Scores of other users' responses the user voted on: their conflicts name the user until the
+    // rescore recomputes them; strip those now, and mark the responses for the rescore.
+    report.response_scores += await count(
+      tx,
+      `UPDATE response_scores SET conflicts = COALESCE((SELECT jsonb_agg(c) FROM jsonb_array_elements(conflicts) c WHERE c->>'userId' IS DISTINCT FROM $2), '[]'::jsonb)
+        WHERE workspace_id = $1 AND conflicts @> jsonb_build_array(jsonb_build_object('userId', $2::text))`,
+      p,
+    );
+    await tx.query(
+      `INSERT INTO score_dirty AS d (workspace_id, response_id) SELECT $1, unnest($2::text[])
+       ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1`,
+      [workspaceId, touched],
+    );
+    report.feedback_user_stats_daily = await count(tx, 'DELETE FROM feedback_user_stats_daily WHERE workspace_id = $1 AND user_id = $2', p);
+    const queries = [...new Set(responses.map((r) => normalizeQuery(r.query)))];
+    report.feedback_issue_counts = await count(tx, 'DELETE FROM feedback_issue_counts WHERE workspace_id = $1 AND query = ANY ($2::text[])', [workspaceId, queries]);
+    report.user_consent = await count(tx, 'DELETE FROM user_consent WHERE workspace_id = $1 AND user_id = $2', p);
+    report.responses = await count(tx, 'DELETE FROM responses WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, responseIds]);
+    const keepFrom = keepDaysFrom.toISOString().slice(0, 10);
+    await tx.query(
+      `INSERT INTO rollup_dirty AS d (workspace_id, day) SELECT $1, x::date FROM unnest($2::text[]) x WHERE x >= $3
+       ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1, not_before = NULL`,
+      [workspaceId, days, keepFrom],
+    );
+    return report;
+  });
+}

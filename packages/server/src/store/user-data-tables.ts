@@ -1,0 +1,52 @@
+/**
+ * Every table of the schema and what it holds about end users, for erasure (issue 11). A table
+ * that is not listed here fails `test/privacy-erasure.test.ts`, so whoever adds a table decides
+ * how an erasure treats it; that test also dumps every table's rows as text after an erasure and
+ * searches them for the erased user's id.
+ */
+
+/** How erasure treats a table. */
+export type UserDataTreatment =
+  /** Rows keyed by or containing the user (or their responses and events) are deleted or stripped (store/erasure.ts). */
+  | 'erased'
+  /** Derived from erased rows and recomputed after the erasure (rollups, scores). */
+  | 'recomputed'
+  /** Holds no end-user data: configuration, anonymous counts, infrastructure. */
+  | 'none';
+
+/** Table name → treatment. */
+export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
+  responses: 'erased',
+  feedback_events: 'erased',
+  feedback_event_ids: 'erased',
+  feedback_fingerprints: 'erased',
+  feedback_current_votes: 'erased',
+  feedback_signals: 'erased',
+  pipeline_pending: 'erased',
+  pipeline_effects: 'erased',
+  webhook_deliveries: 'erased',
+  score_dirty: 'erased',
+  response_scores: 'erased',
+  experiment_response_facts: 'erased',
+  experiment_variant_totals: 'recomputed',
+  feedback_user_stats_daily: 'erased',
+  feedback_issue_counts: 'erased',
+  user_consent: 'erased',
+  rollup_dirty: 'recomputed',
+  feedback_metrics_daily: 'recomputed',
+  feedback_stats_cells: 'recomputed',
+  feedback_metrics_hourly: 'none',
+  live_counters: 'none',
+  document_effectiveness: 'none',
+  audit_log: 'none',
+  privacy_keys: 'none',
+  workspaces: 'none',
+  api_keys: 'none',
+  webhooks: 'none',
+  alert_rules: 'none',
+  alerts: 'none',
+  alert_ticks: 'none',
+  experiments: 'none',
+  training_batches: 'none',
+  feedloop_migrations: 'none',
+};
