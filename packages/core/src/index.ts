@@ -254,3 +254,5 @@ export {
   type ResponseVerdict,
 } from './training/training-facts.js';
 export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';
+export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
+export { MEMORY_DEFAULTS, contextText, decayWeight, userMemory, type MemoryEvent, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
