@@ -22,6 +22,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
+import { userRoutes } from './routes/users.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -98,5 +99,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(statsReportRoutes, services);
   await app.register(trainingBatchRoutes, services);
   await app.register(exportRoutes, services);
+  await app.register(userRoutes, services);
   return app;
 }
