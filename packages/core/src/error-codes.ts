@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_UNAVAILABLE: { status: 503, description: 'The database cannot be reached or the server is shutting down' },
   FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },
   FEEDLOOP_ERR_EXPORT_UNKNOWN_FORMAT: { status: 404, description: 'No training-data export format of that name; see docs/exports.md' },
+  FEEDLOOP_ERR_TARGET_NOT_FOUND: { status: 404, description: 'No label action names that target in this workspace' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

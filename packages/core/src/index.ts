@@ -256,3 +256,4 @@ export {
 export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
 export { MEMORY_DEFAULTS, contextText, decayWeight, userMemory, type MemoryEvent, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
+export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';

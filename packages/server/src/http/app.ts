@@ -23,6 +23,7 @@ import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
 import { userRoutes } from './routes/users.js';
+import { targetRoutes } from './routes/targets.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -100,5 +101,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(trainingBatchRoutes, services);
   await app.register(exportRoutes, services);
   await app.register(userRoutes, services);
+  await app.register(targetRoutes, services);
   return app;
 }

@@ -177,11 +177,28 @@ function baseRow(c: ClaimedEvent): SignalRow {
   };
 }
 
+/** The label actions that change a target's state and so send `target.corrected`. */
+const TARGET_CORRECTIONS: ReadonlySet<string> = new Set(['correct_label', 'correct_citation', 'flag_irrelevant', 'flag_missing']);
+
 /** The `feedback.submitted` event (the ADR-016 event, with what the pipeline made of it) and the learning signal. */
 function messagesOf(c: ClaimedEvent, cls: Classification, signal: LearningSignal, weight: number, asOf: Date): OutboundMessage[] {
   const { event } = c;
   const createdAt = asOf.toISOString();
+  // ADR-0012: a correction of a target lets its owner recompute what depends on it (a claim's confidence).
+  const corrected: OutboundMessage[] =
+    event.targetId !== null && TARGET_CORRECTIONS.has(event.type)
+      ? [
+          {
+            id: outboundMessageId('target.corrected', event.id),
+            type: 'target.corrected',
+            workspaceId: event.workspaceId,
+            createdAt,
+            data: { eventId: event.id, targetId: event.targetId, action: event.type, payload: event.payload, responseId: event.responseId, userId: event.userId, occurredAt: event.occurredAt.toISOString() },
+          },
+        ]
+      : [];
   return [
+    ...corrected,
     {
       id: outboundMessageId('feedback.submitted', event.id),
       type: 'feedback.submitted',
