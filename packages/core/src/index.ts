@@ -257,3 +257,5 @@ export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
 export { MEMORY_DEFAULTS, contextText, decayWeight, userMemory, type MemoryEvent, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
+export { betaQuantile } from './stats/distributions.js';
+export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';

@@ -24,6 +24,7 @@ import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
 import { userRoutes } from './routes/users.js';
 import { targetRoutes } from './routes/targets.js';
+import { documentRoutes } from './routes/documents.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -102,5 +103,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(exportRoutes, services);
   await app.register(userRoutes, services);
   await app.register(targetRoutes, services);
+  await app.register(documentRoutes, services);
   return app;
 }

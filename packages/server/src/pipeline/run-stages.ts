@@ -126,7 +126,9 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted' }),
     );
     addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
-    if (c.documentIds.length > 0) {
+    // A label action names a part of the response (a fragment, an edge, a page): it says nothing
+    // about the response's other documents, so it is not spread over them (docs/documents.md).
+    if (c.documentIds.length > 0 && event.targetId === null) {
       const items = docItems.get(event.workspaceId) ?? [];
       items.push({ documentIds: c.documentIds, polarity: classification.polarity, value: classification.value, weight, categories: classification.categories });
       docItems.set(event.workspaceId, items);
