@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },
   FEEDLOOP_ERR_EXPORT_UNKNOWN_FORMAT: { status: 404, description: 'No training-data export format of that name; see docs/exports.md' },
   FEEDLOOP_ERR_CONSENT_REQUIRED: { status: 403, description: 'The user has not consented to (or opted out of) this kind of signal; the event was not stored' },
+  FEEDLOOP_ERR_TARGET_NOT_FOUND: { status: 404, description: 'No label action names that target in this workspace' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

@@ -260,3 +260,8 @@ export { NO_CONSENT, consentDecision, consentInputSchema, mergeConsent, type Con
 export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, type PiiMatch, type Redaction, type RedactionPattern } from './privacy/redact.js';
 export { sampleDecision, unitHash } from './privacy/sampling.js';
 export { suppressSmallGroups, type Suppressed } from './privacy/k-anonymity.js';
+export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
+export { MEMORY_DEFAULTS, contextText, decayWeight, userMemory, type MemoryEvent, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
+export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
+export { betaQuantile } from './stats/distributions.js';
+export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';

@@ -32,6 +32,7 @@ for (const backend of BACKENDS) {
         'alerts',
         'api_keys',
         'document_effectiveness',
+        'document_uses',
         'experiment_response_facts',
         'experiment_variant_totals',
         'experiments',

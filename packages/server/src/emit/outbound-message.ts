@@ -4,7 +4,7 @@
  */
 
 /** The event types subscribers can ask for (the alert ones go to webhooks only, not the stream). */
-export const OUTBOUND_EVENT_TYPES = ['feedback.submitted', 'learning.signal', 'alert.firing', 'alert.resolved', 'training.batch_ready'] as const;
+export const OUTBOUND_EVENT_TYPES = ['feedback.submitted', 'learning.signal', 'alert.firing', 'alert.resolved', 'training.batch_ready', 'target.corrected'] as const;
 
 /** The alert event types: the only ones an `alertmanager` or `slack` webhook can carry. */
 export const ALERT_EVENT_TYPES = ['alert.firing', 'alert.resolved'] as const satisfies readonly OutboundEventType[];

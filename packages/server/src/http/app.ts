@@ -23,6 +23,9 @@ import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
 import { privacyRoutes } from './routes/privacy.js';
+import { userRoutes } from './routes/users.js';
+import { targetRoutes } from './routes/targets.js';
+import { documentRoutes } from './routes/documents.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -100,5 +103,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(trainingBatchRoutes, services);
   await app.register(exportRoutes, services);
   await app.register(privacyRoutes, services);
+  await app.register(userRoutes, services);
+  await app.register(targetRoutes, services);
+  await app.register(documentRoutes, services);
   return app;
 }

@@ -65,7 +65,14 @@ export async function writeResponseBatch(db: SqlClient, items: ResponseSubmissio
               model, agent, query_type, experiment_id, variant, trace_id, metadata, created_at, received_at
          FROM json_to_recordset($1::json) AS x(${COLUMNS})
        ON CONFLICT (workspace_id, id) DO NOTHING
-       RETURNING workspace_id AS ws, id, created_at
+       RETURNING workspace_id AS ws, id, created_at, context_document_ids AS docs, sources AS srcs
+     ), used AS (
+       -- ADR-016 uses per document, in document order so concurrent batches lock rows alike.
+       INSERT INTO document_uses AS u (workspace_id, document_id, uses)
+       SELECT ws, d.id, count(DISTINCT i.id) FROM inserted i
+        CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_array_length(i.docs) > 0 THEN i.docs ELSE i.srcs END) AS d(id)
+        GROUP BY 1, 2 ORDER BY 1, 2
+       ON CONFLICT (workspace_id, document_id) DO UPDATE SET uses = u.uses + excluded.uses
      ), marked AS (
        INSERT INTO rollup_dirty AS d (workspace_id, day)
        SELECT DISTINCT ws, (created_at AT TIME ZONE 'UTC')::date FROM inserted ORDER BY 1, 2

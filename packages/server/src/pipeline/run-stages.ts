@@ -126,7 +126,9 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted' }),
     );
     addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
-    if (c.documentIds.length > 0) {
+    // A label action names a part of the response (a fragment, an edge, a page): it says nothing
+    // about the response's other documents, so it is not spread over them (docs/documents.md).
+    if (c.documentIds.length > 0 && event.targetId === null) {
       const items = docItems.get(event.workspaceId) ?? [];
       items.push({ documentIds: c.documentIds, polarity: classification.polarity, value: classification.value, weight, categories: classification.categories });
       docItems.set(event.workspaceId, items);
@@ -177,11 +179,28 @@ function baseRow(c: ClaimedEvent): SignalRow {
   };
 }
 
+/** The label actions that change a target's state and so send `target.corrected`. */
+const TARGET_CORRECTIONS: ReadonlySet<string> = new Set(['correct_label', 'correct_citation', 'flag_irrelevant', 'flag_missing']);
+
 /** The `feedback.submitted` event (the ADR-016 event, with what the pipeline made of it) and the learning signal. */
 function messagesOf(c: ClaimedEvent, cls: Classification, signal: LearningSignal, weight: number, asOf: Date): OutboundMessage[] {
   const { event } = c;
   const createdAt = asOf.toISOString();
+  // ADR-0012: a correction of a target lets its owner recompute what depends on it (a claim's confidence).
+  const corrected: OutboundMessage[] =
+    event.targetId !== null && TARGET_CORRECTIONS.has(event.type)
+      ? [
+          {
+            id: outboundMessageId('target.corrected', event.id),
+            type: 'target.corrected',
+            workspaceId: event.workspaceId,
+            createdAt,
+            data: { eventId: event.id, targetId: event.targetId, action: event.type, payload: event.payload, responseId: event.responseId, userId: event.userId, occurredAt: event.occurredAt.toISOString() },
+          },
+        ]
+      : [];
   return [
+    ...corrected,
     {
       id: outboundMessageId('feedback.submitted', event.id),
       type: 'feedback.submitted',
