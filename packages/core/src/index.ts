@@ -254,3 +254,4 @@ export {
   type ResponseVerdict,
 } from './training/training-facts.js';
 export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';
+export { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES, isTrainingBatchKind, type TrainingBatchKindName } from './training/batch-kinds.js';

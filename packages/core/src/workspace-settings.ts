@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_SIGNAL_WEIGHTS } from './signals/signal-weights.js';
 import { SIGNAL_CLASSES, type SignalClass } from './signals/signal-types.js';
+import { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES } from './training/batch-kinds.js';
 
 /** The largest weight a workspace may give a signal class (ten times an explicit positive). */
 export const MAX_SIGNAL_WEIGHT = 10;
@@ -42,6 +43,8 @@ const fields = {
     .describe('An edit or correction changing at least this percentage of characters is heavy'),
   conflictDiscount: z.number().min(0).max(1)
     .describe("Factor on a user's earlier signal that their later signal contradicts"),
+  trainingBatchThresholds: z.partialRecord(z.enum(TRAINING_BATCH_KIND_NAMES), z.number().int().min(1).max(MAX_TRAINING_BATCH_THRESHOLD))
+    .describe('Unused examples of a kind that make a training batch, per kind; kinds left out take FEEDLOOP_TRAINING_BATCH_THRESHOLD (50)'),
 };
 
 /** Workspace settings; every field has a default, so `{}` is a valid settings object. */
@@ -54,6 +57,7 @@ export const workspaceSettingsSchema = z.strictObject({
   decayHalfLifeDays: fields.decayHalfLifeDays.default(DEFAULT_DECAY_HALF_LIFE_DAYS),
   heavyEditPercent: fields.heavyEditPercent.default(DEFAULT_HEAVY_EDIT_PERCENT),
   conflictDiscount: fields.conflictDiscount.default(DEFAULT_CONFLICT_DISCOUNT),
+  trainingBatchThresholds: fields.trainingBatchThresholds.default({}),
 });
 
 /**
@@ -70,6 +74,7 @@ export const workspaceSettingsPatchSchema = z.strictObject({
   decayHalfLifeDays: fields.decayHalfLifeDays.optional(),
   heavyEditPercent: fields.heavyEditPercent.optional(),
   conflictDiscount: fields.conflictDiscount.optional(),
+  trainingBatchThresholds: fields.trainingBatchThresholds.optional(),
 });
 
 /** Settings as stored or sent: each field may be absent. */

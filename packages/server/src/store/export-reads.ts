@@ -96,7 +96,12 @@ export async function readResponsePage(
     filters.minScore ?? null,
     limit,
   ]);
-  return rows.map((r) => ({
+  return rows.map(toKeyedResponse);
+}
+
+/** A page row as the export's response. */
+function toKeyedResponse(r: ResponseRow): KeyedResponse {
+  return {
     key: r.key,
     response: {
       id: r.id,
@@ -113,7 +118,27 @@ export async function readResponsePage(
       createdAt: r.created_at,
       score: r.score,
     },
-  }));
+  };
+}
+
+/**
+ * Some responses of a workspace by id, in (normalized prompt key, id) order like an export's
+ * pages, with their composite scores: the responses of a training batch's events.
+ *
+ * @example
+ * const responses = await readResponsesById(db, 'ws-1', ['r-1', 'r-2']);
+ */
+export async function readResponsesById(db: SqlExecutor, workspaceId: string, ids: readonly string[]): Promise<KeyedResponse[]> {
+  const rows = await db.query<ResponseRow>(
+    `SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.context_token_count, r.model, r.agent,
+            r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
+       FROM responses r
+       LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
+      WHERE r.workspace_id = $1 AND r.id = ANY ($2::text[])
+      ORDER BY 1, r.id`,
+    [workspaceId, ids],
+  );
+  return rows.map(toKeyedResponse);
 }
 
 interface EventRow {
