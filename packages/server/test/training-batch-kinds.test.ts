@@ -176,6 +176,18 @@ for (const backend of BACKENDS) {
       expect((await t.app.inject({ method: 'GET', url: '/v1/training-batches?kind=nope', headers: t.auth })).statusCode).toBe(400);
       expect(await t.services.pipeline.trainingBatches()).toBe(0);
 
+      // Exports of the unused: the votes of the kto batch are gone from ?unused=kto, not from ?unused=sft.
+      const exportRows = async (query: string): Promise<string[]> => {
+        const r = await t.app.inject({ method: 'GET', url: `/v1/exports/trl-kto?dedup=false&${query}`, headers: t.auth });
+        expect(r.statusCode).toBe(200);
+        return r.body.split('\n').filter(Boolean);
+      };
+      expect(await exportRows('unused=kto')).toEqual([]);
+      expect((await exportRows('unused=sft')).sort()).toEqual([...seeded.ktoRows].sort());
+      const badUnused = await t.app.inject({ method: 'GET', url: '/v1/exports/trl-kto?unused=dpo', headers: t.auth });
+      expect(badUnused.statusCode).toBe(400);
+      expect(badUnused.json().error.field).toBe('unused');
+
       // On demand, any kind: the preference examples, unclaimed so far, make a batch now.
       const now = await t.app.inject({ method: 'POST', url: '/v1/training-batches?kind=preference', headers: t.auth });
       expect(now.statusCode).toBe(201);

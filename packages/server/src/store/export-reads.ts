@@ -18,6 +18,8 @@ export interface ExportFilters {
   variant?: string;
   /** Responses whose composite score is at least this (unscored responses are left out). */
   minScore?: number;
+  /** Leave out the events already in a training batch of this kind (`training_applied_events`). */
+  unused?: string;
 }
 
 /** Where a page starts: after this normalized-prompt key and response id. */
@@ -158,12 +160,18 @@ interface EventRow {
 /**
  * The counted events of some responses: neither content duplicates nor replaced votes, and not
  * dropped or failed by the pipeline (an event it has not processed yet is read, without weight or
- * learning signal). Each response's events come in the order they were stored.
+ * learning signal). Each response's events come in the order they were stored. With `unused`, the
+ * events already in a training batch of that kind are left out.
  *
  * @example
  * const records = await readResponseEvents(db, 'ws-1', page.map((p) => p.response));
  */
-export async function readResponseEvents(db: SqlExecutor, workspaceId: string, responses: readonly ExportResponse[]): Promise<ResponseRecord[]> {
+export async function readResponseEvents(
+  db: SqlExecutor,
+  workspaceId: string,
+  responses: readonly ExportResponse[],
+  unused?: string,
+): Promise<ResponseRecord[]> {
   const rows = await db.query<EventRow>(
     // One index probe a response (feedback_events_response in each partition), and one a event in
     // feedback_signals. Without the OFFSET 0 fence the planner flattens the LATERAL into a merge
@@ -177,11 +185,12 @@ export async function readResponseEvents(db: SqlExecutor, workspaceId: string, r
        FROM feedback_events e
        LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
        WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL
+         AND ($3::text IS NULL OR NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = $1 AND a.kind = $3 AND a.event_id = e.id))
        OFFSET 0
      ) e
      WHERE e.status IS NULL OR e.status = 'counted'
      ORDER BY e.response_id, e.seq`,
-    [workspaceId, responses.map((r) => r.id)],
+    [workspaceId, responses.map((r) => r.id), unused ?? null],
   );
   const records = new Map<string, ResponseRecord>(responses.map((response) => [response.id, { response, events: [] }]));
   for (const row of rows) {

@@ -68,7 +68,7 @@ export async function* promptGroups(db: SqlExecutor, workspaceId: string, filter
   let pending: PromptGroup | undefined;
   for (;;) {
     const page = await readResponsePage(db, workspaceId, filters, cursor, pageSize);
-    const records = page.length === 0 ? [] : await readResponseEvents(db, workspaceId, page.map((p) => p.response));
+    const records = page.length === 0 ? [] : await readResponseEvents(db, workspaceId, page.map((p) => p.response), filters.unused);
     const groups = groupsOf(page.map((p, i) => ({ key: p.key, record: records[i] as ResponseRecord })));
     const first = groups[0];
     if (pending && first?.key === pending.key) first.responses.unshift(...pending.responses);
