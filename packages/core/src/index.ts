@@ -245,6 +245,7 @@ export {
   judgedResponses,
   responseVerdict,
   sameText,
+  type ConversationTurn,
   type CorrectionText as TrainingCorrectionText,
   type EventVerdict,
   type ExportEvent,

@@ -212,3 +212,36 @@ export async function readResponseEvents(
   }
   return [...records.values()];
 }
+
+/** Earlier turns a multi-turn example carries at most (the newest ones): bounds a row and a page's memory. */
+export const MAX_HISTORY_TURNS = 20;
+
+/**
+ * Gives each response of `records` that belongs to a session its conversation so far: the
+ * session's responses created before it (query and answer), oldest first, at most
+ * {@link MAX_HISTORY_TURNS} (the newest). One statement a page, one probe of index
+ * `responses_session` a response with a session.
+ *
+ * @example
+ * await addConversationHistory(db, 'ws-1', records); // records[i].response.history = [{ query, answer }, …]
+ */
+export async function addConversationHistory(db: SqlExecutor, workspaceId: string, records: readonly ResponseRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = await db.query<{ response_id: string; query: string; answer: string }>(
+    `SELECT p.id AS response_id, h.query, h.answer
+       FROM responses p
+       CROSS JOIN LATERAL (
+         SELECT h.query, h.answer, h.created_at, h.id FROM responses h
+          WHERE h.workspace_id = p.workspace_id AND h.session_id = p.session_id AND (h.created_at, h.id) < (p.created_at, p.id)
+          ORDER BY h.created_at DESC, h.id DESC LIMIT ${MAX_HISTORY_TURNS}) h
+      WHERE p.workspace_id = $1 AND p.id = ANY ($2::text[]) AND p.session_id IS NOT NULL
+      ORDER BY p.id, h.created_at, h.id`,
+    [workspaceId, records.map((r) => r.response.id)],
+  );
+  const byId = new Map(records.map((r) => [r.response.id, r.response]));
+  for (const row of rows) {
+    const response = byId.get(row.response_id);
+    if (!response) continue;
+    (response.history ??= []).push({ query: row.query, answer: row.answer });
+  }
+}

@@ -17,7 +17,7 @@ import {
   type TrainingBatchKindName,
 } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
-import { readResponseEvents, readResponsesById } from './export-reads.js';
+import { addConversationHistory, readResponseEvents, readResponsesById } from './export-reads.js';
 
 /** Yields the JSONL lines (no newline) of one batch: its events' rows, in log order. */
 export type BatchLines = (db: SqlExecutor, workspaceId: string, batchId: string) => AsyncIterable<string>;
@@ -75,6 +75,7 @@ export function exportFormatLines(format: ExportFormat, options: Partial<ExportO
     for (let at = 0; at < responses.length; at += PAGE) {
       const page = responses.slice(at, at + PAGE);
       const records = await readResponseEvents(db, workspaceId, page.map((p) => p.response));
+      if (format === 'openai-chat') await addConversationHistory(db, workspaceId, records);
       page.forEach((p, i) => {
         const record = records[i];
         if (!record) return;
