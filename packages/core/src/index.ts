@@ -246,6 +246,7 @@ export {
   judgedResponses,
   responseVerdict,
   sameText,
+  type ConversationTurn,
   type CorrectionText as TrainingCorrectionText,
   type EventVerdict,
   type ExportEvent,
@@ -265,3 +266,4 @@ export { MEMORY_DEFAULTS, contextText, decayWeight, userMemory, type MemoryEvent
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
 export { betaQuantile } from './stats/distributions.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';
+export { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES, isTrainingBatchKind, type TrainingBatchKindName } from './training/batch-kinds.js';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_SIGNAL_WEIGHTS } from './signals/signal-weights.js';
 import { SIGNAL_CLASSES, type SignalClass } from './signals/signal-types.js';
+import { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES } from './training/batch-kinds.js';
 
 /** The largest weight a workspace may give a signal class (ten times an explicit positive). */
 export const MAX_SIGNAL_WEIGHT = 10;
@@ -64,6 +65,8 @@ const fields = {
     .describe("The workspace's events beyond this many (oldest first) are archived and deleted; null: no limit (Phase 4.1: 100,000 embedded)"),
   implicitSampleRate: z.number().gt(0).max(1)
     .describe('Share of implicit signals processed; the others are acknowledged as sampled and not stored'),
+  trainingBatchThresholds: z.partialRecord(z.enum(TRAINING_BATCH_KIND_NAMES), z.number().int().min(1).max(MAX_TRAINING_BATCH_THRESHOLD))
+    .describe('Unused examples of a kind that make a training batch, per kind; kinds left out take FEEDLOOP_TRAINING_BATCH_THRESHOLD (50)'),
 };
 
 /** Whether a string compiles as a JavaScript regular expression (the redactor's custom patterns). */
@@ -95,6 +98,7 @@ export const workspaceSettingsSchema = z.strictObject({
   maxEventsPerUser: fields.maxEventsPerUser.default(null),
   maxEvents: fields.maxEvents.default(null),
   implicitSampleRate: fields.implicitSampleRate.default(1),
+  trainingBatchThresholds: fields.trainingBatchThresholds.default({}),
 });
 
 /**
@@ -120,6 +124,7 @@ export const workspaceSettingsPatchSchema = z.strictObject({
   maxEventsPerUser: fields.maxEventsPerUser.optional(),
   maxEvents: fields.maxEvents.optional(),
   implicitSampleRate: fields.implicitSampleRate.optional(),
+  trainingBatchThresholds: fields.trainingBatchThresholds.optional(),
 });
 
 /** Settings as stored or sent: each field may be absent. */

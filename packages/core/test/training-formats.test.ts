@@ -268,6 +268,24 @@ describe('the validator', () => {
     expect(rowIssues('openai-chat', { messages: [{ role: 'user' }, { role: 'assistant', content: 'Yo', name: 'x' }] }, options).sort()).toEqual(['message_missing_key', 'message_unrecognized_key']);
   });
 
+  it('multi-turn SFT: earlier turns are context (weight 0), only the rated answer is trained; none trained is reported', () => {
+    const row = openaiChatRow({ prompt: 'And in May?', target: 'SELECT 12', history: [{ query: 'Sales in April?', answer: 'SELECT 10' }, { query: 'Per region?', answer: 'GROUP BY region' }] }, 'You write SQL.');
+    expect(row.messages).toEqual([
+      { role: 'system', content: 'You write SQL.' },
+      { role: 'user', content: 'Sales in April?' },
+      { role: 'assistant', content: 'SELECT 10', weight: 0 },
+      { role: 'user', content: 'Per region?' },
+      { role: 'assistant', content: 'GROUP BY region', weight: 0 },
+      { role: 'user', content: 'And in May?' },
+      { role: 'assistant', content: 'SELECT 12', weight: 1 },
+    ]);
+    expect(rowIssues('openai-chat', row, options)).toEqual([]);
+    const untrained = { messages: row.messages.map((m) => (m.role === 'assistant' ? { ...m, weight: 0 } : m)) };
+    expect(rowIssues('openai-chat', untrained, options)).toEqual(['no_trained_assistant_message']);
+    // An assistant message without weight is trained (OpenAI's default).
+    expect(rowIssues('openai-chat', { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Yo' }] }, options)).toEqual([]);
+  });
+
   it('checks the preference and TRL rules', () => {
     expect(
       rowIssues('openai-preference', { input: { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }] }, preferred_output: [], non_preferred_output: [{ role: 'user', content: 'x' }] }, options).sort(),

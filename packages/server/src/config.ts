@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isTrainingBatchKind, TRAINING_BATCH_KIND_NAMES, type TrainingBatchKindName } from '@feedloop/core';
 import { z } from 'zod';
 
 /**
@@ -60,6 +61,12 @@ const envSchema = z.object({
   FEEDLOOP_AUDIT_KEY: optionalString,
   FEEDLOOP_ARCHIVE: optionalString,
   FEEDLOOP_RETENTION_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(604_800).default(3_600),
+  FEEDLOOP_TRAINING_BATCH_KINDS: z.string().default('corrections').transform((v, ctx) => {
+    const kinds = [...new Set(v.split(',').map((k) => k.trim()).filter(Boolean))];
+    const unknown = kinds.filter((k) => !isTrainingBatchKind(k));
+    if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown kind ${unknown.join(', ')} (kinds: ${TRAINING_BATCH_KIND_NAMES.join(', ')})` });
+    return kinds.filter(isTrainingBatchKind);
+  }),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
 });
 
@@ -132,6 +139,8 @@ export interface Config {
   readonly trainingBatchIntervalMs: number;
   /** Where batch files are written: `<dir>/<workspace id>/<batch id>.jsonl`. */
   readonly trainingBatchDir: string;
+  /** The kinds of training batches the scheduled job makes (`corrections` by default; the others are opt-in). */
+  readonly trainingBatchKinds: readonly TrainingBatchKindName[];
   /**
    * The address users and other systems reach this server at (`FEEDLOOP_PUBLIC_URL`, no trailing
    * slash): links in feedback tokens, alert notifications and the dashboard. Defaults to
@@ -203,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditKey: e.FEEDLOOP_AUDIT_KEY,
     archive: e.FEEDLOOP_ARCHIVE?.startsWith('s3://') ? e.FEEDLOOP_ARCHIVE : resolve(cwd, e.FEEDLOOP_ARCHIVE ?? join(e.FEEDLOOP_DATA_DIR, 'archive')),
     retentionIntervalMs: e.FEEDLOOP_RETENTION_INTERVAL_SECONDS * 1000,
+    trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
   });
 }

@@ -55,6 +55,7 @@ for (const backend of BACKENDS) {
         'responses',
         'rollup_dirty',
         'score_dirty',
+        'training_applied_events',
         'training_batches',
         'webhook_deliveries',
         'webhooks',

@@ -3,12 +3,14 @@
  * correction's fixed text is the best target; a positively judged answer is the next.
  */
 import type { ExcludedCounts } from './export-formats.js';
-import { corrections, responseVerdict, type PromptGroup } from './training-facts.js';
+import { corrections, responseVerdict, type ConversationTurn, type PromptGroup } from './training-facts.js';
 
 /** One SFT example before it is written in a format. */
 export interface SftExample {
   prompt: string;
   target: string;
+  /** Earlier turns of the conversation, oldest first: context, not trained on. */
+  history?: ConversationTurn[];
 }
 
 /** A chat message as OpenAI fine-tuning takes it; `weight` only on assistant messages. */
@@ -37,11 +39,11 @@ export function sftExamples(group: PromptGroup, excluded: ExcludedCounts): SftEx
   for (const facts of group.responses) {
     const latest = corrections(facts)[0];
     if (latest) {
-      corrected.push({ example: { prompt: facts.response.query, target: latest.corrected }, at: latest.occurredAt.getTime() });
+      corrected.push({ example: withHistory({ prompt: facts.response.query, target: latest.corrected }, facts.response.history), at: latest.occurredAt.getTime() });
       continue;
     }
     const verdict = responseVerdict(facts.events);
-    if (verdict === 'positive') positive.push({ example: { prompt: facts.response.query, target: facts.response.answer }, score: facts.response.score });
+    if (verdict === 'positive') positive.push({ example: withHistory({ prompt: facts.response.query, target: facts.response.answer }, facts.response.history), score: facts.response.score });
     else if (verdict === 'contradictory') excluded.contradictory++;
     else if (verdict === 'tie') excluded.tie++;
   }
@@ -50,21 +52,36 @@ export function sftExamples(group: PromptGroup, excluded: ExcludedCounts): SftEx
   return [...corrected.map((c) => c.example), ...positive.map((p) => p.example)];
 }
 
+/** The example with the conversation before it, when there was one. */
+function withHistory(example: SftExample, history: ConversationTurn[] | undefined): SftExample {
+  return history && history.length > 0 ? { ...example, history } : example;
+}
+
 /** The messages of a prompt: the system message when there is one, then the user's. */
 export function promptMessages(prompt: string, system: string | undefined): ChatMessage[] {
   return system === undefined ? [{ role: 'user', content: prompt }] : [{ role: 'system', content: system }, { role: 'user', content: prompt }];
 }
 
 /**
- * An `openai-chat` row: OpenAI's chat fine-tuning line, the target as the one assistant message,
- * trained on (`weight: 1`).
+ * An `openai-chat` row: OpenAI's chat fine-tuning line, the target as the last assistant message,
+ * trained on (`weight: 1`). A multi-turn example carries the conversation before it (its
+ * session's earlier turns), their answers `weight: 0`: context the model sees, not learns.
  *
  * @example
  * openaiChatRow({ prompt: 'Hi?', target: 'Hello.' }, 'Be brief.')
  * // { messages: [{ role: 'system', … }, { role: 'user', content: 'Hi?' }, { role: 'assistant', content: 'Hello.', weight: 1 }] }
+ * openaiChatRow({ prompt: 'And in May?', target: '12', history: [{ query: 'Sales in April?', answer: '10' }] }, undefined)
+ * // { messages: [user 'Sales in April?', assistant '10' weight 0, user 'And in May?', assistant '12' weight 1] }
  */
 export function openaiChatRow(example: SftExample, system: string | undefined): { messages: ChatMessage[] } {
-  return { messages: [...promptMessages(example.prompt, system), { role: 'assistant', content: example.target, weight: 1 }] };
+  const earlier: ChatMessage[] = (example.history ?? []).flatMap((turn): ChatMessage[] => [
+    { role: 'user', content: turn.query },
+    { role: 'assistant', content: turn.answer, weight: 0 },
+  ]);
+  const messages = promptMessages(example.prompt, system);
+  // The system message stays first; the earlier turns go between it and the rated question.
+  messages.splice(messages.length - 1, 0, ...earlier);
+  return { messages: [...messages, { role: 'assistant', content: example.target, weight: 1 }] };
 }
 
 /**

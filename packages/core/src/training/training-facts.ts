@@ -21,6 +21,17 @@ export interface ExportResponse {
   createdAt: Date;
   /** The pipeline's composite score in [-1, 1]; null before any weighted signal. */
   score: number | null;
+  /**
+   * The conversation before this answer: the earlier responses of its session, oldest first (read
+   * only by the exports that use it, `openai-chat`); absent or empty for a single turn.
+   */
+  history?: ConversationTurn[];
+}
+
+/** An earlier turn of a conversation: the user's query and the answer it got. */
+export interface ConversationTurn {
+  query: string;
+  answer: string;
 }
 
 /** A counted feedback event (not a content duplicate, not a replaced vote) of a response. */

@@ -99,7 +99,13 @@ export function rowIssues(format: ExportFormat, row: unknown, options: Pick<Expo
   switch (format) {
     case 'openai-chat':
       messageIssues(row.messages, issues, { weights: true });
-      if (Array.isArray(row.messages) && !row.messages.some((m) => isObject(m) && m.role === 'assistant')) issues.add('example_missing_assistant_message');
+      if (Array.isArray(row.messages)) {
+        const assistant = row.messages.filter((m) => isObject(m) && m.role === 'assistant') as Record<string, unknown>[];
+        if (assistant.length === 0) issues.add('example_missing_assistant_message');
+        // Nothing to learn: every assistant message is context, weight 0 (absent is OpenAI's default, 1;
+        // another value is invalid_weight already).
+        else if (assistant.every((m) => m.weight === 0)) issues.add('no_trained_assistant_message');
+      }
       break;
     case 'trl-sft':
       if (options.style === 'standard') stringIssues(row, ['prompt', 'completion'], issues);

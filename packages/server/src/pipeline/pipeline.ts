@@ -19,6 +19,7 @@ import { rescoreDirtyResponses } from './rescore.js';
 import { RollupPool } from './rollup-pool.js';
 import { rollupDirtyDays } from './rollup.js';
 import { takeStalePending } from './stale-pending.js';
+import type { TrainingBatchKindName } from '@feedloop/core';
 import type { TrainingBatchView } from '../store/training-batches.js';
 import { createTrainingBatch, workspacesDueForBatch } from './training-batches.js';
 import { runRetention, type RetentionReport } from './retention.js';
@@ -61,6 +62,7 @@ export interface PipelineDeps {
     | 'trainingBatchThreshold'
     | 'trainingBatchIntervalMs'
     | 'trainingBatchDir'
+    | 'trainingBatchKinds'
     | 'alertIntervalMs'
     | 'publicUrl'
     | 'archive'
@@ -194,37 +196,41 @@ export class Pipeline {
   }
 
   /**
-   * The `training-batches` job: for each workspace with at least the threshold of unused
-   * corrections, makes batches until fewer are left, then delivers their `training.batch_ready`.
-   * Safe to run in many workers at once: a claim never takes another's events.
+   * The `training-batches` job: for each kind of `FEEDLOOP_TRAINING_BATCH_KINDS` and each
+   * workspace with at least its threshold of unused examples of it, makes batches until fewer are
+   * left, then delivers their `training.batch_ready`. Safe to run in many workers at once: a
+   * claim never takes another's events.
    */
   async trainingBatches(): Promise<number> {
     const { db, config } = this.deps;
     let made = 0;
-    for (const workspaceId of await workspacesDueForBatch(db, 'corrections', config.trainingBatchThreshold)) {
-      for (;;) {
-        const request = { workspaceId, kind: 'corrections' as const, minEvents: config.trainingBatchThreshold, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined };
-        const created = await createTrainingBatch(db, request);
-        if (!created) break;
-        made++;
-        await this.afterBatch(created.deliveryIds, created.effectId);
+    for (const kind of config.trainingBatchKinds) {
+      for (const { workspaceId, threshold } of await workspacesDueForBatch(db, kind, config.trainingBatchThreshold)) {
+        for (;;) {
+          const request = { workspaceId, kind, minEvents: threshold, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined };
+          const created = await createTrainingBatch(db, request);
+          if (!created) break;
+          made++;
+          await this.afterBatch(created.deliveryIds, created.effectId);
+        }
       }
     }
     return made;
   }
 
-  /**
-   * Makes one batch of a workspace's unused corrections now, however few (at least one): a batch
-   * on demand (`POST /v1/training-batches`). Null when none is unused.
-   */
   /** Archives and deletes raw events past retention (the scheduled `retention` job). */
   async retention(now?: Date): Promise<RetentionReport> {
     return runRetention(this.deps.db, { archive: this.deps.config.archive, ...(now ? { now } : {}) });
   }
 
-  async trainingBatchNow(workspaceId: string): Promise<TrainingBatchView | null> {
+  /**
+   * Makes one batch of a workspace's unused examples of a kind now, however few (at least one):
+   * a batch on demand (`POST /v1/training-batches?kind=`), of any kind, enabled or not. Null when
+   * none is unused.
+   */
+  async trainingBatchNow(workspaceId: string, kind: TrainingBatchKindName = 'corrections'): Promise<TrainingBatchView | null> {
     const { db, config } = this.deps;
-    const created = await createTrainingBatch(db, { workspaceId, kind: 'corrections', minEvents: 1, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined });
+    const created = await createTrainingBatch(db, { workspaceId, kind, minEvents: 1, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined });
     if (!created) return null;
     await this.afterBatch(created.deliveryIds, created.effectId);
     return created.batch;

@@ -1,10 +1,11 @@
 /**
  * Training batches (issue 10, ADR-0012's 50-correction trigger): when a workspace's unused
- * examples of a kind reach the threshold, one transaction claims them (sets each event's
- * `applied_to_training` to the new batch's id, skipping rows another claimer holds), writes the
- * batch's file, records the batch and queues its `training.batch_ready` message. An event is in
- * exactly one batch: the claiming UPDATE only takes rows still unused, and a concurrent claimer
- * neither waits for nor takes rows this one locked.
+ * examples of a kind reach the threshold, one transaction claims them (a `training_applied_events`
+ * row per event and kind, migration 0017; a corrections claim also sets the event's
+ * `applied_to_training`), writes the batch's file, records the batch and queues its
+ * `training.batch_ready` message. An event is in exactly one batch of a kind: claims of one
+ * workspace and kind take turns (a transaction-level advisory lock), each reads what the previous
+ * committed, and the table's primary key refuses a second claim of an event whatever happens.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
@@ -60,7 +61,7 @@ export async function createTrainingBatch(db: SqlClient, request: TrainingBatchR
   let wrote = false;
   try {
     return await db.transaction(async (tx) => {
-      const claimed = await claimExamples(tx, request.workspaceId, kind.types, id, request.maxEvents ?? TRAINING_BATCH_MAX_EVENTS);
+      const claimed = await claimExamples(tx, request.workspaceId, request.kind, id, request.maxEvents ?? TRAINING_BATCH_MAX_EVENTS);
       if (claimed < request.minEvents) throw new TooFew();
       await mkdir(join(request.dir, request.workspaceId), { recursive: true });
       wrote = true;
@@ -95,25 +96,40 @@ export async function createTrainingBatch(db: SqlClient, request: TrainingBatchR
   }
 }
 
+/** Events of a workspace that are examples (counted, neither a duplicate nor a replaced vote), as `e` with their signal `s`. */
+const COUNTED_EVENTS = `feedback_events e
+  JOIN feedback_signals s ON s.workspace_id = e.workspace_id AND s.event_id = e.id AND s.status = 'counted'`;
+const NOT_DUPLICATE = 'e.duplicate_of IS NULL AND e.superseded_by IS NULL';
+
 /**
- * Marks up to `limit` unused, counted examples with the batch id in one statement and returns how
- * many. `SKIP LOCKED`: rows another claim holds are left to it; the UPDATE's own
- * `applied_to_training IS NULL` re-check drops rows a claim committed meanwhile.
+ * Claims up to `limit` unused examples of the kind for the batch, oldest first, and returns how
+ * many. Claims of one workspace and kind wait for each other (advisory lock for the transaction):
+ * under Postgres's read committed, the claim's statement starts after the previous claim
+ * committed and so never picks its events; `ON CONFLICT DO NOTHING` on the primary key is the
+ * last word in any case. A corrections claim also sets `applied_to_training` (ADR-0012's column).
  */
-async function claimExamples(tx: SqlExecutor, workspaceId: string, types: readonly string[], batchId: string, limit: number): Promise<number> {
-  const rows = await tx.query<{ id: string }>(
+async function claimExamples(tx: SqlExecutor, workspaceId: string, kindName: TrainingBatchKindName, batchId: string, limit: number): Promise<number> {
+  const kind = TRAINING_BATCH_KINDS[kindName];
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.training'), hashtext($1 || '/' || $2))", [workspaceId, kindName]);
+  const rows = await tx.query<{ event_id: string }>(
     `WITH picked AS (
-       SELECT e.id, e.received_at FROM feedback_events e
-        WHERE e.workspace_id = $1 AND e.applied_to_training IS NULL AND e.type = ANY ($2::text[])
-          AND EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = e.workspace_id AND s.event_id = e.id AND s.status = 'counted')
-        ORDER BY e.seq LIMIT $4
-        FOR UPDATE OF e SKIP LOCKED)
-     UPDATE feedback_events e SET applied_to_training = $3
-       FROM picked p
-      WHERE e.workspace_id = $1 AND e.id = p.id AND e.received_at = p.received_at AND e.applied_to_training IS NULL
-     RETURNING e.id`,
-    [workspaceId, types, batchId, limit],
+       SELECT e.id, e.seq FROM ${COUNTED_EVENTS}
+        WHERE e.workspace_id = $1 AND ${NOT_DUPLICATE} AND (${kind.examples})
+          AND NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = $1 AND a.kind = $2 AND a.event_id = e.id)
+        ORDER BY e.seq LIMIT $4)
+     INSERT INTO training_applied_events (workspace_id, kind, event_id, seq, batch_id)
+     SELECT $1, $2, p.id, p.seq, $3 FROM picked p
+     ON CONFLICT DO NOTHING
+     RETURNING event_id`,
+    [workspaceId, kindName, batchId, limit],
   );
+  if (kindName === 'corrections' && rows.length > 0) {
+    await tx.query(`UPDATE feedback_events SET applied_to_training = $3 WHERE workspace_id = $1 AND id = ANY ($2::text[]) AND applied_to_training IS NULL`, [
+      workspaceId,
+      rows.map((r) => r.event_id),
+      batchId,
+    ]);
+  }
   return rows.length;
 }
 
@@ -132,17 +148,32 @@ async function writeLines(path: string, lines: AsyncIterable<string>): Promise<n
   return n;
 }
 
+/** A workspace whose unused examples of a kind reached its threshold. */
+export interface DueWorkspace {
+  workspaceId: string;
+  /** The workspace's threshold for the kind (its `trainingBatchThresholds`, else the default). */
+  threshold: number;
+}
+
 /**
- * The workspaces with at least `threshold` unused, counted examples of the kind: the scheduled
- * job's candidates.
+ * The workspaces with at least their threshold of unused examples of the kind (the workspace's
+ * `trainingBatchThresholds[kind]`, else `defaultThreshold`): the scheduled job's candidates.
+ *
+ * @example
+ * await workspacesDueForBatch(db, 'kto', 50) // [{ workspaceId: 'ws_1', threshold: 200 }]
  */
-export async function workspacesDueForBatch(db: SqlExecutor, kind: TrainingBatchKindName, threshold: number): Promise<string[]> {
-  const rows = await db.query<{ workspace_id: string }>(
-    `SELECT e.workspace_id FROM feedback_events e
-      WHERE e.applied_to_training IS NULL AND e.type = ANY ($1::text[])
-        AND EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = e.workspace_id AND s.event_id = e.id AND s.status = 'counted')
-      GROUP BY e.workspace_id HAVING count(*) >= $2`,
-    [TRAINING_BATCH_KINDS[kind].types, threshold],
+export async function workspacesDueForBatch(db: SqlExecutor, kind: TrainingBatchKindName, defaultThreshold: number): Promise<DueWorkspace[]> {
+  const rows = await db.query<{ workspace_id: string; threshold: number }>(
+    `WITH limits AS (
+       SELECT w.id, CASE WHEN jsonb_typeof(w.settings->'trainingBatchThresholds'->$1::text) = 'number'
+                         THEN (w.settings->'trainingBatchThresholds'->>$1::text)::numeric::int ELSE $2::int END AS threshold
+         FROM workspaces w)
+     SELECT e.workspace_id, l.threshold FROM ${COUNTED_EVENTS}
+       JOIN limits l ON l.id = e.workspace_id
+      WHERE ${NOT_DUPLICATE} AND (${TRAINING_BATCH_KINDS[kind].examples})
+        AND NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = e.workspace_id AND a.kind = $1::text AND a.event_id = e.id)
+      GROUP BY e.workspace_id, l.threshold HAVING count(*) >= l.threshold`,
+    [kind, defaultThreshold],
   );
-  return rows.map((r) => r.workspace_id);
+  return rows.map((r) => ({ workspaceId: r.workspace_id, threshold: Number(r.threshold) }));
 }

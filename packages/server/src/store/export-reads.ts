@@ -18,6 +18,8 @@ export interface ExportFilters {
   variant?: string;
   /** Responses whose composite score is at least this (unscored responses are left out). */
   minScore?: number;
+  /** Leave out the events already in a training batch of this kind (`training_applied_events`). */
+  unused?: string;
 }
 
 /** Where a page starts: after this normalized-prompt key and response id. */
@@ -96,7 +98,12 @@ export async function readResponsePage(
     filters.minScore ?? null,
     limit,
   ]);
-  return rows.map((r) => ({
+  return rows.map(toKeyedResponse);
+}
+
+/** A page row as the export's response. */
+function toKeyedResponse(r: ResponseRow): KeyedResponse {
+  return {
     key: r.key,
     response: {
       id: r.id,
@@ -113,7 +120,27 @@ export async function readResponsePage(
       createdAt: r.created_at,
       score: r.score,
     },
-  }));
+  };
+}
+
+/**
+ * Some responses of a workspace by id, in (normalized prompt key, id) order like an export's
+ * pages, with their composite scores: the responses of a training batch's events.
+ *
+ * @example
+ * const responses = await readResponsesById(db, 'ws-1', ['r-1', 'r-2']);
+ */
+export async function readResponsesById(db: SqlExecutor, workspaceId: string, ids: readonly string[]): Promise<KeyedResponse[]> {
+  const rows = await db.query<ResponseRow>(
+    `SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.context_token_count, r.model, r.agent,
+            r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
+       FROM responses r
+       LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
+      WHERE r.workspace_id = $1 AND r.id = ANY ($2::text[])
+      ORDER BY 1, r.id`,
+    [workspaceId, ids],
+  );
+  return rows.map(toKeyedResponse);
 }
 
 interface EventRow {
@@ -133,12 +160,18 @@ interface EventRow {
 /**
  * The counted events of some responses: neither content duplicates nor replaced votes, and not
  * dropped or failed by the pipeline (an event it has not processed yet is read, without weight or
- * learning signal). Each response's events come in the order they were stored.
+ * learning signal). Each response's events come in the order they were stored. With `unused`, the
+ * events already in a training batch of that kind are left out.
  *
  * @example
  * const records = await readResponseEvents(db, 'ws-1', page.map((p) => p.response));
  */
-export async function readResponseEvents(db: SqlExecutor, workspaceId: string, responses: readonly ExportResponse[]): Promise<ResponseRecord[]> {
+export async function readResponseEvents(
+  db: SqlExecutor,
+  workspaceId: string,
+  responses: readonly ExportResponse[],
+  unused?: string,
+): Promise<ResponseRecord[]> {
   const rows = await db.query<EventRow>(
     // One index probe a response (feedback_events_response in each partition), and one a event in
     // feedback_signals. Without the OFFSET 0 fence the planner flattens the LATERAL into a merge
@@ -152,11 +185,12 @@ export async function readResponseEvents(db: SqlExecutor, workspaceId: string, r
        FROM feedback_events e
        LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
        WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL
+         AND ($3::text IS NULL OR NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = $1 AND a.kind = $3 AND a.event_id = e.id))
        OFFSET 0
      ) e
      WHERE e.status IS NULL OR e.status = 'counted'
      ORDER BY e.response_id, e.seq`,
-    [workspaceId, responses.map((r) => r.id)],
+    [workspaceId, responses.map((r) => r.id), unused ?? null],
   );
   const records = new Map<string, ResponseRecord>(responses.map((response) => [response.id, { response, events: [] }]));
   for (const row of rows) {
@@ -177,4 +211,37 @@ export async function readResponseEvents(db: SqlExecutor, workspaceId: string, r
     } satisfies ExportEvent);
   }
   return [...records.values()];
+}
+
+/** Earlier turns a multi-turn example carries at most (the newest ones): bounds a row and a page's memory. */
+export const MAX_HISTORY_TURNS = 20;
+
+/**
+ * Gives each response of `records` that belongs to a session its conversation so far: the
+ * session's responses created before it (query and answer), oldest first, at most
+ * {@link MAX_HISTORY_TURNS} (the newest). One statement a page, one probe of index
+ * `responses_session` a response with a session.
+ *
+ * @example
+ * await addConversationHistory(db, 'ws-1', records); // records[i].response.history = [{ query, answer }, …]
+ */
+export async function addConversationHistory(db: SqlExecutor, workspaceId: string, records: readonly ResponseRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = await db.query<{ response_id: string; query: string; answer: string }>(
+    `SELECT p.id AS response_id, h.query, h.answer
+       FROM responses p
+       CROSS JOIN LATERAL (
+         SELECT h.query, h.answer, h.created_at, h.id FROM responses h
+          WHERE h.workspace_id = p.workspace_id AND h.session_id = p.session_id AND (h.created_at, h.id) < (p.created_at, p.id)
+          ORDER BY h.created_at DESC, h.id DESC LIMIT ${MAX_HISTORY_TURNS}) h
+      WHERE p.workspace_id = $1 AND p.id = ANY ($2::text[]) AND p.session_id IS NOT NULL
+      ORDER BY p.id, h.created_at, h.id`,
+    [workspaceId, records.map((r) => r.response.id)],
+  );
+  const byId = new Map(records.map((r) => [r.response.id, r.response]));
+  for (const row of rows) {
+    const response = byId.get(row.response_id);
+    if (!response) continue;
+    (response.history ??= []).push({ query: row.query, answer: row.answer });
+  }
 }

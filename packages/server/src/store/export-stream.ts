@@ -24,7 +24,7 @@ import {
   type ValidationReport,
 } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
-import { FIRST_CURSOR, readResponseEvents, readResponsePage, type ExportFilters } from './export-reads.js';
+import { addConversationHistory, FIRST_CURSOR, readResponseEvents, readResponsePage, type ExportFilters } from './export-reads.js';
 
 /** Responses read a page. */
 export const EXPORT_PAGE_SIZE = 1_000;
@@ -58,17 +58,25 @@ function groupsOf(records: readonly KeyedRecord[]): PromptGroup[] {
 /**
  * A workspace's prompt groups (responses sharing a normalized prompt, with their counted events),
  * read page by page: one statement for a page's responses, one for their events. The group a
- * page ends in is held over until the next page shows it complete.
+ * page ends in is held over until the next page shows it complete. `withHistory`: each response
+ * also carries its session's earlier turns (multi-turn `openai-chat`).
  *
  * @example
  * for await (const group of promptGroups(db, 'ws-1', {})) console.log(group.responses.length);
  */
-export async function* promptGroups(db: SqlExecutor, workspaceId: string, filters: ExportFilters, pageSize = EXPORT_PAGE_SIZE): AsyncGenerator<PromptGroup> {
+export async function* promptGroups(
+  db: SqlExecutor,
+  workspaceId: string,
+  filters: ExportFilters,
+  pageSize = EXPORT_PAGE_SIZE,
+  withHistory = false,
+): AsyncGenerator<PromptGroup> {
   let cursor = FIRST_CURSOR;
   let pending: PromptGroup | undefined;
   for (;;) {
     const page = await readResponsePage(db, workspaceId, filters, cursor, pageSize);
-    const records = page.length === 0 ? [] : await readResponseEvents(db, workspaceId, page.map((p) => p.response));
+    const records = page.length === 0 ? [] : await readResponseEvents(db, workspaceId, page.map((p) => p.response), filters.unused);
+    if (withHistory) await addConversationHistory(db, workspaceId, records);
     const groups = groupsOf(page.map((p, i) => ({ key: p.key, record: records[i] as ResponseRecord })));
     const first = groups[0];
     if (pending && first?.key === pending.key) first.responses.unshift(...pending.responses);
@@ -109,7 +117,8 @@ async function* chunked<T>(groups: AsyncIterable<PromptGroup>, build: (group: Pr
  */
 export function exportRows(db: SqlExecutor, workspaceId: string, request: ExportRequest, tally: ExportTally = emptyTally()): AsyncGenerator<unknown[]> {
   const size = request.pageSize ?? EXPORT_PAGE_SIZE;
-  return chunked(promptGroups(db, workspaceId, request.filters, size), (group) => buildRows(request.format, group, request.options, tally), size);
+  const history = request.format === 'openai-chat';
+  return chunked(promptGroups(db, workspaceId, request.filters, size, history), (group) => buildRows(request.format, group, request.options, tally), size);
 }
 
 /**

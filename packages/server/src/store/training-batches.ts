@@ -9,7 +9,7 @@ export interface TrainingBatchView {
   id: string;
   kind: string;
   format: string;
-  /** Events the batch claimed (each marked `applied_to_training` with this id). */
+  /** Events the batch claimed (each in `training_applied_events` with this id and kind). */
   eventCount: number;
   /** Rows written to its file. */
   rowCount: number;
@@ -41,17 +41,19 @@ const toView = (r: BatchRow): TrainingBatchView => ({
 const COLUMNS = 'id, kind, format, event_count, row_count, file, created_at';
 
 /**
- * A workspace's batches, newest first, `limit` of them after the batch `before` (an id) when given.
+ * A workspace's batches, newest first, `limit` of them after the batch `before` (an id) when given,
+ * of one `kind` when given.
  *
  * @example
  * const page = await listTrainingBatches(db, ws, { limit: 50 });
  */
-export async function listTrainingBatches(db: SqlExecutor, workspaceId: string, page: { limit: number; before?: string }): Promise<TrainingBatchView[]> {
+export async function listTrainingBatches(db: SqlExecutor, workspaceId: string, page: { limit: number; before?: string; kind?: string }): Promise<TrainingBatchView[]> {
   const rows = await db.query<BatchRow>(
     `SELECT ${COLUMNS} FROM training_batches
       WHERE workspace_id = $1 AND ($2::text IS NULL OR (created_at, id) < (SELECT created_at, id FROM training_batches WHERE workspace_id = $1 AND id = $2))
+        AND ($4::text IS NULL OR kind = $4)
       ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [workspaceId, page.before ?? null, page.limit],
+    [workspaceId, page.before ?? null, page.limit, page.kind ?? null],
   );
   return rows.map(toView);
 }

@@ -15,6 +15,7 @@ import {
   DEFAULT_TOKEN_BUDGET,
   EXPORT_FORMATS,
   SIGNAL_KINDS,
+  TRAINING_BATCH_KIND_NAMES,
   TRL_STYLES,
   checkStorable,
   isExportFormat,
@@ -42,6 +43,7 @@ const filterQuery = {
   model: label.optional(),
   variant: label.optional(),
   minScore: z.coerce.number().min(-1).max(1).optional().describe('Minimum composite score of the response, -1 to 1'),
+  unused: z.enum(TRAINING_BATCH_KIND_NAMES).optional().describe('Leave out the events already in a training batch of this kind'),
 };
 
 const exportQuery = z.strictObject({
@@ -69,6 +71,7 @@ function filtersOf(q: FilterInput): ExportFilters {
     ...(q.model ? { model: q.model } : {}),
     ...(q.variant ? { variant: q.variant } : {}),
     ...(q.minScore === undefined ? {} : { minScore: q.minScore }),
+    ...(q.unused ? { unused: q.unused } : {}),
   };
 }
 

@@ -1,12 +1,13 @@
 /**
  * `/v1/training-batches`: the workspace's training batches (made by the scheduled job when unused
- * corrections reach the threshold, or on demand), one batch, and its file. Secret keys only.
+ * examples of a kind reach the threshold, or on demand), one batch, and its file. Secret keys only.
  */
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
+import { TRAINING_BATCH_KIND_NAMES } from '@feedloop/core';
 import { TRAINING_BATCH_KINDS, type TrainingBatchKindName } from '../../store/training-batch-lines.js';
 import { findTrainingBatch, listTrainingBatches } from '../../store/training-batches.js';
 import { authOf } from '../auth.js';
@@ -30,7 +31,11 @@ const batchView = z.object({
 const batchId = z.string().min(1).max(ID_MAX_LENGTH).regex(/^[A-Za-z0-9_-]+$/, 'not a training batch id');
 const idParams = z.strictObject({ id: batchId });
 
+const kindField = z.enum(TRAINING_BATCH_KIND_NAMES);
+const kindQuery = z.strictObject({ kind: kindField.default('corrections').describe('The kind of batch to make') });
+
 const listQuery = z.strictObject({
+  kind: kindField.optional().describe('Only the batches of this kind'),
   before: batchId.optional().describe('List the batches older than this one (the last id of the previous page)'),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(DEFAULT_PAGE),
 });
@@ -50,19 +55,20 @@ export const trainingBatchRoutes: FastifyPluginAsync<AppServices> = async (app, 
       response: { 200: z.object({ batches: z.array(batchView) }) },
     },
     handler: async (request) => {
-      const { before, limit } = request.query;
-      return { batches: await listTrainingBatches(db, authOf(request).workspaceId, { limit, ...(before ? { before } : {}) }) };
+      const { before, limit, kind } = request.query;
+      return { batches: await listTrainingBatches(db, authOf(request).workspaceId, { limit, ...(before ? { before } : {}), ...(kind ? { kind } : {}) }) };
     },
   });
 
   r.post('/v1/training-batches', {
     schema: {
-      summary: 'Make a batch of all unused corrections now, however few; 204 when none is unused',
+      summary: 'Make a batch of the unused examples of a kind (default corrections) now, however few; 204 when none is unused',
       tags: ['training'],
-      response: { 201: batchView, 204: z.null().describe('No unused corrections') },
+      querystring: kindQuery,
+      response: { 201: batchView, 204: z.null().describe('No unused examples of the kind') },
     },
     handler: async (request, reply) => {
-      const batch = await pipeline.trainingBatchNow(authOf(request).workspaceId);
+      const batch = await pipeline.trainingBatchNow(authOf(request).workspaceId, request.query.kind);
       return batch ? reply.status(201).send(batch) : reply.status(204).send(null);
     },
   });
