@@ -35,6 +35,9 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_UNAVAILABLE: { status: 503, description: 'The database cannot be reached or the server is shutting down' },
   FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },
   FEEDLOOP_ERR_EXPORT_UNKNOWN_FORMAT: { status: 404, description: 'No training-data export format of that name; see docs/exports.md' },
+  FEEDLOOP_ERR_TOKEN_EXPIRED: { status: 401, description: 'The feedback token is past its expiry; ask the application for a new one' },
+  FEEDLOOP_ERR_TOKEN_INVALID: { status: 401, description: 'The feedback token is malformed, tampered with, or its workspace secret was rotated' },
+  FEEDLOOP_ERR_TOKEN_SCOPE: { status: 403, description: 'The feedback is outside the token scope: another response, event type or user' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

@@ -57,6 +57,7 @@ const envSchema = z.object({
   FEEDLOOP_TRAINING_BATCH_THRESHOLD: z.coerce.number().int().min(1).max(100_000).default(50),
   FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
   FEEDLOOP_TRAINING_BATCH_DIR: optionalString,
+  FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
 });
 
@@ -135,6 +136,8 @@ export interface Config {
    * `http://HOST:PORT`, which is only right when nothing sits in front of the server.
    */
   readonly publicUrl: string;
+  /** Feedback events one feedback token may submit a minute (`FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE`). */
+  readonly tokenRateLimitPerMinute: number;
 }
 
 /**
@@ -192,5 +195,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchIntervalMs: e.FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS * 1000,
     trainingBatchDir: resolve(cwd, e.FEEDLOOP_TRAINING_BATCH_DIR ?? join(e.FEEDLOOP_DATA_DIR, 'training-batches')),
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
   });
 }

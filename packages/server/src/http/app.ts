@@ -22,6 +22,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
+import { feedbackTokenRoutes } from './routes/feedback-tokens.js';
+import { exampleRoutes } from './routes/examples.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -47,6 +49,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     requestIdHeader: 'x-request-id',
+    // Feedback tokens travel in the path (`/v1/feedback/token/:token`) and run to ~1 KB.
+    routerOptions: { maxParamLength: 1_536 },
     // Fastify's own answers to these have another shape than the API's errors: see error-handler.ts.
     return503OnClosing: false,
     frameworkErrors: sendFrameworkError,
@@ -98,5 +102,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(statsReportRoutes, services);
   await app.register(trainingBatchRoutes, services);
   await app.register(exportRoutes, services);
+  await app.register(feedbackTokenRoutes, services);
+  await app.register(exampleRoutes, services);
   return app;
 }

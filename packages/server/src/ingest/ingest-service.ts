@@ -158,16 +158,40 @@ export class IngestService {
   }
 
   /**
+   * Takes `cost` from a feedback token's own window (`limitPerMinute`): a token is handed to one
+   * page, so it gets a budget of its own whatever the IP. Fails open when the limiter is down.
+   *
+   * @throws FeedloopError `FEEDLOOP_ERR_RATE_LIMITED` with `retryAfterSeconds`.
+   * @example
+   * await ingest.checkTokenRate(tokenDigest, 1, config.tokenRateLimitPerMinute);
+   */
+  async checkTokenRate(tokenKey: string, cost: number, limitPerMinute: number): Promise<void> {
+    let decision;
+    try {
+      decision = await this.limiter.take(`token:${tokenKey}`, cost, limitPerMinute, RATE_WINDOW_MS);
+    } catch {
+      return;
+    }
+    if (!decision.allowed) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+      throw new FeedloopError('FEEDLOOP_ERR_RATE_LIMITED', `at most ${limitPerMinute} feedback events a minute with one feedback token; retry in ${retryAfterSeconds} s`, {
+        retryAfterSeconds,
+      });
+    }
+  }
+
+  /**
    * Writes validated events; each outcome arrives after its commit. Rejections are counted by
    * the caller ({@link countRejected}), which also sees the ones validation made.
    */
-  async submitFeedback(auth: AuthContext, events: FeedbackEvent[]): Promise<FeedbackOutcome[]> {
+  async submitFeedback(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean } = {}): Promise<FeedbackOutcome[]> {
     const submissions: FeedbackSubmission[] = events.map((event) => ({
       workspaceId: auth.workspaceId,
       settings: auth.settings,
       event: { ...event, id: event.id ?? uuidv7() },
       trustClientTime: auth.kind === 'secret',
-      verified: auth.kind === 'secret',
+      // A feedback token that names its user vouches for that user like a secret key does.
+      verified: trust.verified ?? auth.kind === 'secret',
     }));
     // Diffs run here, before the group commit (big ones in worker threads): the flush only writes.
     const prepared = computeEditDistances(this.#db, this.#diffs, auth.workspaceId, submissions, this.#answers);
