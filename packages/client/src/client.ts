@@ -10,7 +10,12 @@ import { DEFAULT_RETRY, backoffDelay, retryAfterMs, retryableStatus, type RetryP
 import { PersistentQueue, type QueueStorage, type QueuedItem } from './queue-store.js';
 
 /** An event of one type, as a caller gives it (the type and response are the method's). */
-export type EventFields<T extends FeedbackEventType> = Omit<Extract<FeedbackEventInput, { type: T }>, 'type' | 'responseId'>;
+export type EventFields<T extends FeedbackEventType> = {
+  [K in keyof Extract<FeedbackEventInput, { type: T }> as K extends 'type' | 'responseId' | 'targetId' ? never : K]: Extract<FeedbackEventInput, { type: T }>[K];
+} & {
+  /** A part of the response (required by the label actions: the server says so when missing). */
+  targetId?: string;
+};
 
 /** The outcome of one item the server judged. */
 export interface ItemOutcome {
