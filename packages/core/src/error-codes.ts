@@ -38,6 +38,9 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_EXPORT_UNKNOWN_FORMAT: { status: 404, description: 'No training-data export format of that name; see docs/exports.md' },
   FEEDLOOP_ERR_CONSENT_REQUIRED: { status: 403, description: 'The user has not consented to (or opted out of) this kind of signal; the event was not stored' },
   FEEDLOOP_ERR_TARGET_NOT_FOUND: { status: 404, description: 'No label action names that target in this workspace' },
+  FEEDLOOP_ERR_TOKEN_EXPIRED: { status: 401, description: 'The feedback token is past its expiry; ask the application for a new one' },
+  FEEDLOOP_ERR_TOKEN_INVALID: { status: 401, description: 'The feedback token is malformed, tampered with, or its workspace secret was rotated' },
+  FEEDLOOP_ERR_TOKEN_SCOPE: { status: 403, description: 'The feedback is outside the token scope: another response, event type or user' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

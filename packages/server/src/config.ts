@@ -67,6 +67,7 @@ const envSchema = z.object({
     if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown kind ${unknown.join(', ')} (kinds: ${TRAINING_BATCH_KIND_NAMES.join(', ')})` });
     return kinds.filter(isTrainingBatchKind);
   }),
+  FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
 });
 
@@ -153,6 +154,8 @@ export interface Config {
   readonly archive: string;
   /** How often the retention job runs. */
   readonly retentionIntervalMs: number;
+  /** Feedback events one feedback token may submit a minute (`FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE`). */
+  readonly tokenRateLimitPerMinute: number;
 }
 
 /**
@@ -214,5 +217,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionIntervalMs: e.FEEDLOOP_RETENTION_INTERVAL_SECONDS * 1000,
     trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
   });
 }

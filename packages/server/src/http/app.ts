@@ -26,6 +26,8 @@ import { privacyRoutes } from './routes/privacy.js';
 import { userRoutes } from './routes/users.js';
 import { targetRoutes } from './routes/targets.js';
 import { documentRoutes } from './routes/documents.js';
+import { feedbackTokenRoutes } from './routes/feedback-tokens.js';
+import { exampleRoutes } from './routes/examples.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -51,6 +53,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     requestIdHeader: 'x-request-id',
+    // Feedback tokens travel in the path (`/v1/feedback/token/:token`) and run to ~1 KB.
+    routerOptions: { maxParamLength: 1_536 },
     // Fastify's own answers to these have another shape than the API's errors: see error-handler.ts.
     return503OnClosing: false,
     frameworkErrors: sendFrameworkError,
@@ -106,5 +110,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(userRoutes, services);
   await app.register(targetRoutes, services);
   await app.register(documentRoutes, services);
+  await app.register(feedbackTokenRoutes, services);
+  await app.register(exampleRoutes, services);
   return app;
 }

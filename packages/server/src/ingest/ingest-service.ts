@@ -160,10 +160,33 @@ export class IngestService {
   }
 
   /**
+   * Takes `cost` from a feedback token's own window (`limitPerMinute`): a token is handed to one
+   * page, so it gets a budget of its own whatever the IP. Fails open when the limiter is down.
+   *
+   * @throws FeedloopError `FEEDLOOP_ERR_RATE_LIMITED` with `retryAfterSeconds`.
+   * @example
+   * await ingest.checkTokenRate(tokenDigest, 1, config.tokenRateLimitPerMinute);
+   */
+  async checkTokenRate(tokenKey: string, cost: number, limitPerMinute: number): Promise<void> {
+    let decision;
+    try {
+      decision = await this.limiter.take(`token:${tokenKey}`, cost, limitPerMinute, RATE_WINDOW_MS);
+    } catch {
+      return;
+    }
+    if (!decision.allowed) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+      throw new FeedloopError('FEEDLOOP_ERR_RATE_LIMITED', `at most ${limitPerMinute} feedback events a minute with one feedback token; retry in ${retryAfterSeconds} s`, {
+        retryAfterSeconds,
+      });
+    }
+  }
+
+  /**
    * Writes validated events; each outcome arrives after its commit. Rejections are counted by
    * the caller ({@link countRejected}), which also sees the ones validation made.
    */
-  async submitFeedback(auth: AuthContext, events: FeedbackEvent[]): Promise<FeedbackOutcome[]> {
+  async submitFeedback(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean } = {}): Promise<FeedbackOutcome[]> {
     // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
     // answered here and never reach the writer.
     // Tracked like the diffs below, so a drain waits for a request still being screened.
@@ -177,7 +200,7 @@ export class IngestService {
     const submissions: FeedbackSubmission[] = screened.flatMap((s) =>
       s.kind !== 'write'
         ? []
-        : [{ workspaceId: auth.workspaceId, settings: auth.settings, event: s.event, trustClientTime: auth.kind === 'secret', verified: auth.kind === 'secret', sampleWeight: s.sampleWeight }],
+        : [{ workspaceId: auth.workspaceId, settings: auth.settings, event: s.event, trustClientTime: auth.kind === 'secret', verified: trust.verified ?? auth.kind === 'secret', sampleWeight: s.sampleWeight }],
     );
     const written = await this.writeFeedback(auth.workspaceId, submissions);
     let next = 0;

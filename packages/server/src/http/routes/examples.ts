@@ -1,0 +1,55 @@
+/**
+ * `/examples/widget`: a page showing the `<feedloop-feedback>` widget against this server, and
+ * the widget's bundle (`/examples/widget/feedloop-widget.js`, built by `npm run build` into
+ * packages/widget/dist). Public like the docs: the page holds no key; it takes a feedback token
+ * in its query (`?token=…`, made with `POST /v1/responses/:id/feedback-tokens`).
+ */
+import { readFile } from 'node:fs/promises';
+import type { FastifyPluginAsync } from 'fastify';
+import { FeedloopError } from '../../errors.js';
+import type { AppServices } from '../services.js';
+
+/** Where the monorepo's widget build lands, from this file in packages/server/{src,dist}/http/routes. */
+const WIDGET_BUNDLE = new URL('../../../../widget/dist/feedloop-widget.js', import.meta.url);
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>feedloop widget example</title>
+<style>body{font:15px system-ui,sans-serif;max-width:720px;margin:32px auto;padding:0 16px;color:#1f2328}
+pre,textarea{font:13px ui-monospace,monospace}#answer{width:100%;min-height:5em;box-sizing:border-box}
+feedloop-feedback{margin-top:12px;--feedloop-accent:#8250df}code{background:#f6f8fa;padding:1px 4px}</style></head>
+<body><h1>feedloop widget</h1>
+<p id="help">Make a token for a response with your secret key, then open this page with <code>?token=…</code>:</p>
+<pre>curl -s -X POST $URL/v1/responses/resp-001/feedback-tokens -H "Authorization: Bearer $SECRET_KEY"</pre>
+<p><strong>Question:</strong> <span id="query">What were sales last month?</span></p>
+<label for="answer"><strong>Answer</strong> (editable; copy it or edit it to send implicit signals)</label>
+<textarea id="answer">SELECT sum(total) FROM sales</textarea>
+<feedloop-feedback id="fb" answer="answer" stars sliders consent></feedloop-feedback>
+<p><button type="button" id="retry">Ask again (retry)</button></p>
+<script type="module">
+import '/examples/widget/feedloop-widget.js';
+const q = new URLSearchParams(location.search);
+const fb = document.getElementById('fb');
+fb.setAttribute('endpoint', location.origin);
+if (q.get('token')) { fb.setAttribute('token', q.get('token')); document.getElementById('help').hidden = true; }
+if (q.get('answer')) document.getElementById('answer').value = q.get('answer');
+if (q.get('consent') === 'no') fb.removeAttribute('consent');
+document.getElementById('retry').onclick = () => fb.retry('What were sales in October 2026?');
+</script></body></html>
+`;
+
+/** The example routes. */
+export const exampleRoutes: FastifyPluginAsync<AppServices> = async (app) => {
+  app.get('/examples/widget', { config: { access: 'none' }, schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(PAGE),
+  );
+  app.get('/examples/widget/feedloop-widget.js', { config: { access: 'none' }, schema: { hide: true } }, async (_request, reply) => {
+    let code: Buffer;
+    try {
+      code = await readFile(WIDGET_BUNDLE);
+    } catch {
+      throw new FeedloopError('FEEDLOOP_ERR_NOT_FOUND', 'the widget is not built: run npm run build');
+    }
+    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(code);
+  });
+};
