@@ -254,3 +254,4 @@ export {
   type ResponseVerdict,
 } from './training/training-facts.js';
 export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';
+export { previewAlerts, type HourlyRegistered, type PreviewedAlert } from './alerts/preview-alerts.js';

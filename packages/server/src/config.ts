@@ -58,6 +58,7 @@ const envSchema = z.object({
   FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(86_400).default(60),
   FEEDLOOP_TRAINING_BATCH_DIR: optionalString,
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
+  FEEDLOOP_DASHBOARD_DIR: optionalString,
 });
 
 /** The server's configuration. */
@@ -135,6 +136,11 @@ export interface Config {
    * `http://HOST:PORT`, which is only right when nothing sits in front of the server.
    */
   readonly publicUrl: string;
+  /**
+   * The built dashboard served at `/` (`FEEDLOOP_DASHBOARD_DIR`); undefined: the folder
+   * `packages/dashboard/dist` beside the server's own package. Not built: `/` says how to build it.
+   */
+  readonly dashboardDir: string | undefined;
 }
 
 /**
@@ -192,5 +198,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchIntervalMs: e.FEEDLOOP_TRAINING_BATCH_INTERVAL_SECONDS * 1000,
     trainingBatchDir: resolve(cwd, e.FEEDLOOP_TRAINING_BATCH_DIR ?? join(e.FEEDLOOP_DATA_DIR, 'training-batches')),
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    dashboardDir: e.FEEDLOOP_DASHBOARD_DIR ? resolve(cwd, e.FEEDLOOP_DASHBOARD_DIR) : undefined,
   });
 }

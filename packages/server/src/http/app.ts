@@ -22,6 +22,9 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { responseListRoutes } from './routes/response-list.js';
+import { alertPreviewRoutes } from './routes/alert-preview.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -98,5 +101,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(statsReportRoutes, services);
   await app.register(trainingBatchRoutes, services);
   await app.register(exportRoutes, services);
+  await app.register(dashboardRoutes, services);
+  await app.register(responseListRoutes, services);
+  await app.register(alertPreviewRoutes, services);
   return app;
 }
