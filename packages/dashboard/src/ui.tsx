@@ -68,8 +68,8 @@ export const pct = (x: number | null | undefined, digits = 1): string => (x === 
 export const num = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toLocaleString('en-US'));
 
 /** Lines over the same x points (values may be null: gaps). Fixed aspect ratio: no layout shift. */
-export function LineChart({ series, labels, height = 180, max = 100 }: { series: Array<{ name: string; values: Array<number | null>; color: string }>; labels: string[]; height?: number; max?: number }) {
-  const w = 600;
+export function LineChart({ series, labels, height = 220, max = 100 }: { series: Array<{ name: string; values: Array<number | null>; color: string }>; labels: string[]; height?: number; max?: number }) {
+  const w = 1000;
   const n = Math.max(1, labels.length - 1);
   const y = (v: number): number => height - 20 - (v / max) * (height - 30);
   return (
@@ -96,8 +96,8 @@ export function LineChart({ series, labels, height = 180, max = 100 }: { series:
 }
 
 /** Stacked bars of positive (up) and negative per x point. */
-export function VolumeChart({ days, height = 160 }: { days: Array<{ date: string; positive: number; negative: number }>; height?: number }) {
-  const w = 600;
+export function VolumeChart({ days, height = 200 }: { days: Array<{ date: string; positive: number; negative: number }>; height?: number }) {
+  const w = 1000;
   const max = Math.max(1, ...days.map((d) => d.positive + d.negative));
   const bw = (w - 30) / Math.max(1, days.length);
   const h = (v: number): number => (v / max) * (height - 30);

@@ -48,7 +48,7 @@ function Detail({ id }: { id: string }) {
               <tbody>
                 {x.variants.map((v) => (
                   <tr key={v.variant}>
-                    <td>{v.variant}{v.isControl ? ' (control)' : ''}</td>
+                    <td>{v.variant}{v.isControl && v.variant !== 'control' ? ' (control)' : ''}</td>
                     <td class="n">{num(v.responses)}</td>
                     <td class="n">{num(v.rated)}</td>
                     <td>{pct(v.satisfaction.rate)} ({pct(v.satisfaction.lower)}–{pct(v.satisfaction.upper)})</td>

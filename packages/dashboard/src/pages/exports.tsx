@@ -7,13 +7,13 @@ import { api, download } from '../api.js';
 import { Card, Show, num, useLoad } from '../ui.js';
 
 interface Batch { id: string; kind: string; format: string; eventCount: number; createdAt?: string; [k: string]: unknown }
-const FORMATS = ['sft', 'dpo', 'kto', 'reward', 'openai', 'feedloop'];
+/** The formats of `GET /v1/exports/:format` (docs/exports.md). */
+const FORMATS = ['trl-dpo', 'trl-sft', 'trl-kto', 'openai-chat', 'openai-preference', 'learning-signals', 'nli', 'anonymized'];
 
 /** The Exports page. */
 export function Exports() {
-  const [format, setFormat] = useState('dpo');
+  const [format, setFormat] = useState('trl-dpo');
   const [status, setStatus] = useState('');
-  const [formats] = useLoad(() => api<{ formats?: Array<{ name?: string; format?: string }> } | Record<string, unknown>>('GET', '/v1/exports/format'), []);
   const [batches, reload] = useLoad(() => api<{ batches: Batch[] }>('GET', '/v1/training-batches'), []);
   const run = async (f: () => Promise<void>, busy: string) => {
     setStatus(busy);
@@ -24,9 +24,7 @@ export function Exports() {
       setStatus(e instanceof Error ? e.message : String(e));
     }
   };
-  const names = formats.state === 'ok' && Array.isArray((formats.data as { formats?: unknown }).formats)
-    ? ((formats.data as { formats: Array<{ name?: string; format?: string }> }).formats.map((f) => f.name ?? f.format ?? '').filter(Boolean))
-    : FORMATS;
+  const names = FORMATS;
   return (
     <div class="grid">
       <Card title="Export" wide>

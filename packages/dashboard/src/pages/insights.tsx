@@ -43,7 +43,7 @@ export function Insights() {
               <ul>
                 {r.correctionPatterns.patterns.map((p) => (
                   <li key={`${p.format}-${p.kind}`}>
-                    <strong>{p.kind.replaceAll('_', ' ')}</strong> ({p.format}): {num(p.count)} ({pct(p.share * 100, 0)})
+                    <strong>{p.kind.replaceAll('_', ' ')}</strong> ({p.format}): {num(p.count)} ({pct(p.share, 0)} of corrections)
                     {p.tables?.length ? ` · tables ${p.tables.slice(0, 3).map((t) => t.table).join(', ')}` : ''} {ids(p.events)}
                   </li>
                 ))}

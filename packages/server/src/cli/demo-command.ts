@@ -73,7 +73,7 @@ async function settle(db: SqlClient, workspaceId: string, timeoutMs: number): Pr
  * @example
  * const { report } = await runDemo(loadConfig(), { seedOnly: true });
  */
-export async function runDemo(config: Config, options: { seedOnly: boolean; now?: Date; log?: (line: string) => void }): Promise<{ report: DemoReport; server: RunningServer }> {
+export async function runDemo(config: Config, options: { seedOnly: boolean; now?: Date; scale?: number; log?: (line: string) => void }): Promise<{ report: DemoReport; server: RunningServer }> {
   const began = Date.now();
   const log = options.log ?? (() => undefined);
   const server = await startServer({ ...config, rollupIntervalMs: DEMO_INTERVAL_MS, alertIntervalMs: DEMO_INTERVAL_MS }, { worker: true });
@@ -84,7 +84,7 @@ export async function runDemo(config: Config, options: { seedOnly: boolean; now?
   let responses = 0;
   let events = 0;
   if (ws.created) {
-    const data = demoData(options.now ?? new Date());
+    const data = demoData(options.now ?? new Date(), { scale: options.scale ?? 1 });
     log(`seeding ${data.responses.length} responses and ${data.events.length} feedback events over 90 days…`);
     await post(target, 'PUT', `/v1/experiments/${DEMO_EXPERIMENT}`, { control: 'control', metric: 'satisfaction', minSample: 100 });
     for (let i = 0; i < data.responses.length; i += BATCH) await post(target, 'POST', '/v1/responses/batch', { responses: data.responses.slice(i, i + BATCH) });
@@ -96,7 +96,7 @@ export async function runDemo(config: Config, options: { seedOnly: boolean; now?
     // One more rollup and alert evaluation after the last processed event.
     await sleep(DEMO_INTERVAL_MS * 2);
   }
-  const report: DemoReport = { url: config.publicUrl, workspaceId: ws.id, secretKey: key.key, seeded: ws.created, responses, events, seconds: Math.round((Date.now() - began) / 100) / 10 };
+  const report: DemoReport = { url: config.port === 0 ? server.url : config.publicUrl, workspaceId: ws.id, secretKey: key.key, seeded: ws.created, responses, events, seconds: Math.round((Date.now() - began) / 100) / 10 };
   if (options.seedOnly) await server.close();
   return { report, server };
 }

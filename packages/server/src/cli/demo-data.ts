@@ -82,10 +82,11 @@ const CATEGORIES = ['missing_context', 'wrong_context', 'ignored_constraints', '
  * The demo's responses and events over the 90 days before `now`.
  *
  * @example
- * const { responses, events } = demoData(new Date());
+ * const { responses, events } = demoData(new Date()); // scale: 0.2 for a fifth of the traffic
  */
-export function demoData(now: Date, seed = 14): { responses: DemoResponse[]; events: DemoEvent[] } {
-  const rnd = random(seed);
+export function demoData(now: Date, options: { seed?: number; scale?: number } = {}): { responses: DemoResponse[]; events: DemoEvent[] } {
+  const rnd = random(options.seed ?? 14);
+  const scale = options.scale ?? 1;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const responses: DemoResponse[] = [];
   const events: DemoEvent[] = [];
@@ -95,7 +96,7 @@ export function demoData(now: Date, seed = 14): { responses: DemoResponse[]; eve
   for (let day = 0; day < 90; day++) {
     // Traffic grows over the quarter, with quieter weekends.
     const weekday = new Date(start + day * DAY_MS).getUTCDay();
-    const count = Math.round((90 + day * 0.6) * (weekday === 0 || weekday === 6 ? 0.6 : 1));
+    const count = Math.round(scale * (90 + day * 0.6) * (weekday === 0 || weekday === 6 ? 0.6 : 1));
     for (let i = 0; i < count; i++) {
       const at = start + day * DAY_MS + rnd() * DAY_MS;
       if (at > now.getTime() - 10 * 60_000) continue;
