@@ -75,7 +75,7 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
       for (const name of PAGES) {
         await page.goto(`${url}/#/${name}`);
         await page.waitForSelector('main h1');
-        await page.waitForFunction(() => document.querySelectorAll('[aria-busy=true]').length === 0, undefined, { timeout: 20_000 });
+        await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
         await page.waitForTimeout(150);
         await page.screenshot({ path: join(SHOTS, `${name}-${tag}.png`), fullPage: true });
         expect(await page.textContent('main h1')).toBeTruthy();
@@ -97,7 +97,7 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     await page.fill('input[name=agent]', 'sql');
     await page.selectOption('select[name=rating]', 'negative');
     await page.click('form.filters button[type=submit]');
-    await page.waitForFunction(() => [...document.querySelectorAll('table.responses tbody tr td:nth-child(3)')].every((td) => td.textContent?.startsWith('sql')));
+    await page.waitForFunction("[...document.querySelectorAll('table.responses tbody tr td:nth-child(3)')].every((td) => td.textContent.startsWith('sql'))");
     const filtered = await page.locator('table.responses tbody tr').count();
     expect(filtered).toBeGreaterThan(0);
     const feedback = await page.locator('table.responses tbody tr td:nth-child(5)').allTextContents();
