@@ -46,7 +46,7 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
   });
 
   async function loggedIn(width: number, height: number) {
-    const session = await browser.newPage({ viewport: { width, height }, acceptDownloads: true });
+    const session = await browser.newPage({ viewport: { width, height }, acceptDownloads: true, bypassCSP: true });
     await session.page.goto(`${url}/`);
     await session.page.fill('#key', key);
     await session.page.click('button[type=submit]');

@@ -120,15 +120,23 @@ export function RuleEditor() {
   );
 }
 
-/** The Alerts page. */
+/** The Alerts page. Both lists load together and the editor comes last, so nothing shifts as they arrive. */
 export function Alerts() {
-  const [firing] = useLoad(() => api<{ alerts: Alert[] }>('GET', '/v1/alerts?state=firing'), []);
-  const [history] = useLoad(() => api<{ alerts: Alert[] }>('GET', '/v1/alerts?state=resolved&limit=50'), []);
+  const [lists] = useLoad(
+    () => Promise.all([api<{ alerts: Alert[] }>('GET', '/v1/alerts?state=firing'), api<{ alerts: Alert[] }>('GET', '/v1/alerts?state=resolved&limit=50')]),
+    [],
+  );
   return (
     <div class="grid">
-      <Card title="Firing now" wide><Show value={firing}>{(a) => <AlertTable alerts={a.alerts} />}</Show></Card>
+      <Show value={lists} height={200}>
+        {([firing, history]) => (
+          <>
+            <Card title="Firing now" wide><AlertTable alerts={firing.alerts} /></Card>
+            <Card title="History" wide><AlertTable alerts={history.alerts} /></Card>
+          </>
+        )}
+      </Show>
       <Card title="Rules" wide><RuleEditor /></Card>
-      <Card title="History" wide><Show value={history}>{(a) => <AlertTable alerts={a.alerts} />}</Show></Card>
     </div>
   );
 }

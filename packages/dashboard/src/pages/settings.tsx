@@ -12,8 +12,10 @@ interface Hook { id: string; url: string; events?: string[]; format?: string; cr
 
 /** The Settings page. */
 export function Settings() {
-  const [ws] = useLoad(() => api<Record<string, unknown>>('GET', '/v1/workspace'), []);
-  const [hooks, reload] = useLoad(() => api<{ webhooks?: Hook[]; data?: Hook[] }>('GET', '/v1/webhooks'), []);
+  // Loaded together so the cards do not shift one another as each answer arrives.
+  const [both, reload] = useLoad(() => Promise.all([api<Record<string, unknown>>('GET', '/v1/workspace'), api<{ webhooks?: Hook[]; data?: Hook[] }>('GET', '/v1/webhooks')]), []);
+  const ws = both.state === 'ok' ? { state: 'ok' as const, data: both.data[0] } : both;
+  const hooks = both.state === 'ok' ? { state: 'ok' as const, data: both.data[1] } : both;
   const [url, setUrl] = useState('');
   const [status, setStatus] = useState('');
   return (
