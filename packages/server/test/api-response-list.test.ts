@@ -13,6 +13,7 @@ for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`GET /v1/responses on ${backend.name}`, () => {
     let t: TestApp;
     let other: { workspaceId: string; secretKey: string };
+    let base = 0;
     const get = (url: string, key?: string) => t.app.inject({ method: 'GET', url, headers: key ? { authorization: `Bearer ${key}` } : t.auth });
     const post = (url: string, payload: unknown, key?: string) => t.app.inject({ method: 'POST', url, headers: key ? { authorization: `Bearer ${key}` } : t.auth, payload: payload as object });
     const list = async (query: string): Promise<Item[]> => {
@@ -24,7 +25,7 @@ for (const backend of BACKENDS) {
     beforeAll(async () => {
       t = await startTestApp(await backend.open(), {}, { worker: true });
       other = await t.otherWorkspace();
-      const base = Date.now() - 3 * 3_600_000;
+      base = Date.now() - 3 * 3_600_000;
       const responses = Array.from({ length: 30 }, (_, i) => ({
         id: `r${i}`,
         query: `question ${i}`,
@@ -85,7 +86,7 @@ for (const backend of BACKENDS) {
       expect(low.length).toBeGreaterThan(0);
       expect(low.every((r) => r.score !== null && r.score <= -0.1)).toBe(true);
       expect(low.every((r) => r.negative > 0)).toBe(true);
-      const since = new Date(Date.now() - 3 * 3_600_000 + 25 * 60_000 - 1).toISOString();
+      const since = new Date(base + 25 * 60_000).toISOString();
       expect(ids(await list(`since=${encodeURIComponent(since)}`))).toEqual(['r25', 'r26', 'r27', 'r28', 'r29']);
       expect(ids(await list('agent=sql&rating=negative'))).toEqual(['r12', 'r15', 'r18']);
     });
