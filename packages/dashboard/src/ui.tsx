@@ -4,7 +4,7 @@
  * cost a few hundred bytes where a chart library would cost tens of kilobytes.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { NotAvailable } from './api.js';
 
 /** A load's state: loading, its data, an error, or a route this server does not have. */
@@ -67,13 +67,30 @@ export const pct = (x: number | null | undefined, digits = 1): string => (x === 
 /** A number with thousands separators. */
 export const num = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toLocaleString('en-US'));
 
+/**
+ * The drawn width of a chart in CSS pixels, so its text stays readable at 1280 px and on a phone
+ * (a fixed viewBox would scale the labels with the screen). The height is fixed: no layout shift.
+ */
+function useWidth(): [preact.RefObject<SVGSVGElement>, number] {
+  const ref = useRef<SVGSVGElement>(null);
+  const [width, setWidth] = useState(600);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const observer = new ResizeObserver(([entry]) => entry && setWidth(Math.max(200, Math.round(entry.contentRect.width))));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width];
+}
+
 /** Lines over the same x points (values may be null: gaps). Fixed aspect ratio: no layout shift. */
-export function LineChart({ series, labels, height = 220, max = 100 }: { series: Array<{ name: string; values: Array<number | null>; color: string }>; labels: string[]; height?: number; max?: number }) {
-  const w = 1000;
+export function LineChart({ series, labels, height = 200, max = 100 }: { series: Array<{ name: string; values: Array<number | null>; color: string }>; labels: string[]; height?: number; max?: number }) {
+  const [ref, w] = useWidth();
   const n = Math.max(1, labels.length - 1);
   const y = (v: number): number => height - 20 - (v / max) * (height - 30);
   return (
-    <svg viewBox={`0 0 ${w} ${height}`} class="chart" role="img" aria-label={series.map((s) => s.name).join(', ')}>
+    <svg ref={ref} viewBox={`0 0 ${w} ${height}`} style={{ height: `${height}px` }} class="chart" role="img" aria-label={series.map((s) => s.name).join(', ')}>
       {[0, 25, 50, 75, 100].map((g) => (
         <g key={g}>
           <line x1="30" x2={w} y1={y((g / 100) * max)} y2={y((g / 100) * max)} class="grid" />
@@ -96,13 +113,13 @@ export function LineChart({ series, labels, height = 220, max = 100 }: { series:
 }
 
 /** Stacked bars of positive (up) and negative per x point. */
-export function VolumeChart({ days, height = 200 }: { days: Array<{ date: string; positive: number; negative: number }>; height?: number }) {
-  const w = 1000;
+export function VolumeChart({ days, height = 180 }: { days: Array<{ date: string; positive: number; negative: number }>; height?: number }) {
+  const [ref, w] = useWidth();
   const max = Math.max(1, ...days.map((d) => d.positive + d.negative));
   const bw = (w - 30) / Math.max(1, days.length);
   const h = (v: number): number => (v / max) * (height - 30);
   return (
-    <svg viewBox={`0 0 ${w} ${height}`} class="chart" role="img" aria-label="Rated feedback per day, positive and negative">
+    <svg ref={ref} viewBox={`0 0 ${w} ${height}`} style={{ height: `${height}px` }} class="chart" role="img" aria-label="Rated feedback per day, positive and negative">
       <text x="0" y="12" class="axis">{max}</text>
       {days.map((d, i) => (
         <g key={d.date}>

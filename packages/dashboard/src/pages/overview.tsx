@@ -117,7 +117,7 @@ export function Overview() {
                         <tr key={c.category}>
                           <td><a href={`#/responses?category=${encodeURIComponent(c.category)}`}>{c.category}</a></td>
                           <td class="n">{num(c.count)}</td>
-                          <td class="n">{pct(c.share * 100)}</td>
+                          <td class="n">{pct(c.share)}</td>
                         </tr>
                       ))}
                     </tbody>
