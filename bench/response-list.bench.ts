@@ -3,7 +3,8 @@
  * `LIST_RESPONSES` responses (default 250,000) over 90 days with `LIST_EVENTS` events (default
  * 1,000,000: votes, error categories with categories, corrections, comments), their counted
  * signals and scores, written straight into the tables after every migration. Prints p50/p95 of
- * one page (50) per filter on Postgres. `node --import tsx bench/response-list.bench.ts`
+ * one page (50) per filter on Postgres (`LIST_FILTERS=comment,none` runs those alone).
+ * `node --import tsx bench/response-list.bench.ts`
  */
 import { migrate } from '../packages/server/src/db/migrate.js';
 import { openPostgres } from '../packages/server/src/db/postgres-client.js';
@@ -82,7 +83,8 @@ export async function runResponseListBench(): Promise<void> {
     const t0 = performance.now();
     await seed(db, n, events);
     console.log(`postgres: seeded ${int(n)} responses, ${int(events)} events in ${dec((performance.now() - t0) / 1000, 1)} s`);
-    for (const [name, filter] of FILTERS) {
+    const only = process.env.LIST_FILTERS?.split(',');
+    for (const [name, filter] of FILTERS.filter(([n]) => !only || only.some((o) => n.startsWith(o)))) {
       const times: number[] = [];
       let rows = 0;
       for (let i = 0; i < RUNS + 1; i++) {

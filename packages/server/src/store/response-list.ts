@@ -6,7 +6,7 @@
  * Speed: the walk is over `responses (workspace_id, created_at, id)` (migration 0016) newest
  * first, so a page stops after `limit` matches; dimension filters have their own
  * `(workspace_id, <dimension>, created_at)` indexes; feedback filters are `EXISTS` probes on the
- * per-response signal index. A comment search reads the events that carry a comment once.
+ * per-response signal index. A comment search reads the comment-text index of migration 0016.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
 
@@ -125,8 +125,10 @@ export async function listResponses(
   if (filter.comment !== undefined) {
     const pattern = p(`%${likeLiteral(filter.comment)}%`);
     where.push(
+      // The expression of migration 0016's partial index, written the same way so the index serves it.
       `r.id IN (SELECT e.response_id FROM feedback_events e WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL
-          AND (e.payload->>'comment' ILIKE ${pattern} OR e.payload->>'reason' ILIKE ${pattern} OR e.payload->>'note' ILIKE ${pattern}))`,
+          AND coalesce(e.payload->>'comment', e.payload->>'reason', e.payload->>'note') IS NOT NULL
+          AND coalesce(e.payload->>'comment', e.payload->>'reason', e.payload->>'note') ILIKE ${pattern})`,
     );
   }
   if (after !== undefined) where.push(`(r.created_at, r.id) < (${p(after.createdAt)}, ${p(after.id)})`);
