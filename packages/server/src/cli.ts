@@ -19,6 +19,7 @@ import type { ApiTarget } from './cli/api-client.js';
 import { describeImport, importFile, isImportSource } from './cli/import-command.js';
 import { openExport, parseDestination, writeExport } from './cli/export-command.js';
 import { formatBytes } from './cli/progress.js';
+import { runDemo } from './cli/demo-command.js';
 
 const USAGE = `Usage: feedloop <command>
 
@@ -38,6 +39,8 @@ const USAGE = `Usage: feedloop <command>
                                            stream GET /v1/exports/<format>?k=v… into a file or an S3 object
   export --batch <id> --out F|s3://bucket/key
                                            the same with a training batch's file
+  demo [--seed-only]                       start feedloop with a "demo" workspace seeded with 90 days of data and print
+                                           the dashboard's address and a secret key; --seed-only seeds and exits
 
   --json   print results as JSON`;
 
@@ -137,6 +140,7 @@ async function run(argv: string[], out: Out): Promise<void> {
       batch: { type: 'string' },
       filter: { type: 'string', multiple: true },
       's3-endpoint': { type: 'string' },
+      'seed-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -204,6 +208,18 @@ async function run(argv: string[], out: Out): Promise<void> {
       const source = await openExport(apiTarget(values.url, values.key, config), path);
       const written = await writeExport(source, destination, values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {}, process.stderr);
       return out(`wrote ${written.rows} rows (${formatBytes(written.bytes)}) to ${values.out}`, { ...written, out: values.out });
+    }
+    case 'demo': {
+      const seedOnly = values['seed-only'] === true;
+      const { report, server } = await runDemo(config, { seedOnly, log: (line) => process.stderr.write(`${line}\n`) });
+      out(
+        `${report.seeded ? `Seeded the demo workspace (${report.responses} responses, ${report.events} events) in ${report.seconds} s.` : 'The demo workspace exists already; its data is left as it is.'}\n` +
+          `Dashboard: ${report.url}/\nSecret key (new, shown once): ${report.secretKey}` +
+          (seedOnly ? '\nStart it with: npm start' : '\nPress Ctrl-C to stop.'),
+        report,
+      );
+      if (!seedOnly) stopOnSignals(server.app.log, () => server.close());
+      return;
     }
     default:
       throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `unknown command "${positionals.join(' ')}"\n\n${USAGE}`, { field: 'command' });

@@ -69,6 +69,7 @@ const envSchema = z.object({
   }),
   FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
+  FEEDLOOP_DASHBOARD_DIR: optionalString,
 });
 
 /** The server's configuration. */
@@ -156,6 +157,11 @@ export interface Config {
   readonly retentionIntervalMs: number;
   /** Feedback events one feedback token may submit a minute (`FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE`). */
   readonly tokenRateLimitPerMinute: number;
+  /**
+   * The built dashboard served at `/` (`FEEDLOOP_DASHBOARD_DIR`); undefined: the folder
+   * `packages/dashboard/dist` beside the server's own package. Not built: `/` says how to build it.
+   */
+  readonly dashboardDir: string | undefined;
 }
 
 /**
@@ -218,5 +224,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
+    dashboardDir: e.FEEDLOOP_DASHBOARD_DIR ? resolve(cwd, e.FEEDLOOP_DASHBOARD_DIR) : undefined,
   });
 }

@@ -37,7 +37,7 @@ const retryable = (status: number): boolean => status === 429 || status >= 500;
  */
 export async function requestWithRetry(
   target: ApiTarget,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
   policy: RetryPolicy = DEFAULT_RETRY,

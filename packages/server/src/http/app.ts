@@ -28,6 +28,9 @@ import { targetRoutes } from './routes/targets.js';
 import { documentRoutes } from './routes/documents.js';
 import { feedbackTokenRoutes } from './routes/feedback-tokens.js';
 import { exampleRoutes } from './routes/examples.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { responseListRoutes } from './routes/response-list.js';
+import { alertPreviewRoutes } from './routes/alert-preview.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -112,5 +115,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(documentRoutes, services);
   await app.register(feedbackTokenRoutes, services);
   await app.register(exampleRoutes, services);
+  await app.register(dashboardRoutes, services);
+  await app.register(responseListRoutes, services);
+  await app.register(alertPreviewRoutes, services);
   return app;
 }

@@ -1,0 +1,104 @@
+/**
+ * The dashboard's response list (`GET /v1/responses`, store/response-list.ts) at scale:
+ * `LIST_RESPONSES` responses (default 250,000) over 90 days with `LIST_EVENTS` events (default
+ * 1,000,000: votes, error categories with categories, corrections, comments), their counted
+ * signals and scores, written straight into the tables after every migration. Prints p50/p95 of
+ * one page (50) per filter on Postgres (`LIST_FILTERS=comment,none` runs those alone).
+ * `node --import tsx bench/response-list.bench.ts`
+ */
+import { migrate } from '../packages/server/src/db/migrate.js';
+import { openPostgres } from '../packages/server/src/db/postgres-client.js';
+import type { SqlClient } from '../packages/server/src/db/sql-client.js';
+import { listResponses, type ResponseListFilter } from '../packages/server/src/store/response-list.js';
+import { createFreshDatabase } from './bench-database.js';
+import { dec, envInt, int, isMain } from './bench-server.js';
+
+const WS = 'ws_bench';
+const RUNS = 11;
+
+async function seed(db: SqlClient, n: number, events: number): Promise<void> {
+  await db.query(`INSERT INTO workspaces (id, name) VALUES ($1, $1)`, [WS]);
+  await db.query(
+    `INSERT INTO responses (workspace_id, id, query, answer, agent, model, experiment_id, variant, created_at)
+     SELECT $1, 'r' || i, 'question ' || i, 'answer ' || i,
+            (ARRAY['sql', 'support', 'search', 'rare-agent'])[CASE WHEN i % 1000 = 0 THEN 4 ELSE 1 + i % 3 END],
+            (ARRAY['gpt-4o', 'claude-sonnet-4', 'llama-3.1-70b', 'gpt-4o-mini'])[1 + i % 4],
+            CASE WHEN i % 3 = 1 THEN 'exp' END, CASE WHEN i % 3 = 1 THEN (CASE WHEN i % 2 = 0 THEN 'control' ELSE 'concise' END) END,
+            now() - (i * (90 * 86400.0 / $2)) * interval '1 second'
+       FROM generate_series(1, $2) AS i`,
+    [WS, n],
+  );
+  // Events: i-th event on response (i % n) + 1; 60 % thumbs (2/3 up), 20 % error categories, 10 % corrections, 10 % comments.
+  await db.query(
+    `INSERT INTO feedback_events (workspace_id, id, response_id, type, source, payload, occurred_at, received_at)
+     SELECT $1, 'e' || i, 'r' || (1 + i % $2),
+            CASE WHEN i % 10 < 4 THEN 'thumbs_up' WHEN i % 10 < 6 THEN 'thumbs_down' WHEN i % 10 < 8 THEN 'error_categories' WHEN i % 10 = 8 THEN 'correction' ELSE 'comment' END,
+            'explicit',
+            CASE WHEN i % 10 = 9 THEN jsonb_build_object('comment', CASE WHEN i % 997 = 0 THEN 'the refund policy is outdated' ELSE 'comment number ' || i END)
+                 WHEN i % 10 = 8 THEN jsonb_build_object('corrected', 'SELECT 1') ELSE '{}'::jsonb END,
+            now(), now()
+       FROM generate_series(1, $3) AS i`,
+    [WS, n, events],
+  );
+  await db.query(
+    `INSERT INTO feedback_signals (workspace_id, event_id, response_id, type, status, polarity, categories, occurred_at)
+     SELECT workspace_id, id, response_id, type, 'counted',
+            CASE WHEN type = 'thumbs_up' THEN 'positive' WHEN type = 'comment' THEN 'neutral' ELSE 'negative' END,
+            CASE WHEN type = 'error_categories' THEN ARRAY[(ARRAY['hallucination', 'missing_context', 'wrong_context', 'rare_category'])[CASE WHEN seq % 500 = 0 THEN 4 ELSE 1 + seq % 3 END]] ELSE '{}' END,
+            occurred_at
+       FROM feedback_events`,
+  );
+  await db.query(
+    `INSERT INTO response_scores (workspace_id, response_id, score, confidence, weight_sum, signal_count, computed_at)
+     SELECT $1, 'r' || i, ((i % 21) - 10) / 10.0, 0.5, 1, 1, now() FROM generate_series(1, $2) AS i`,
+    [WS, n],
+  );
+  await db.query('VACUUM ANALYZE');
+}
+
+const FILTERS: Array<[string, ResponseListFilter]> = [
+  ['none', {}],
+  ['rating=negative', { rating: 'negative' }],
+  ['rating=unrated', { rating: 'unrated' }],
+  ['category=hallucination', { category: 'hallucination' }],
+  ['category=rare_category (0.2 %)', { category: 'rare_category' }],
+  ['comment=refund (rare)', { comment: 'refund' }],
+  ['agent=sql', { agent: 'sql' }],
+  ['agent=rare-agent (0.1 %)', { agent: 'rare-agent' }],
+  ['model=gpt-4o', { model: 'gpt-4o' }],
+  ['experiment+variant', { experimentId: 'exp', variant: 'concise' }],
+  ['score <= -0.9', { maxScore: -0.9 }],
+  ['last 7 days', { since: new Date(Date.now() - 7 * 86_400_000) }],
+  ['agent=sql, rating=negative, category', { agent: 'sql', rating: 'negative', category: 'hallucination' }],
+];
+
+/** Seeds, then prints p50/p95 per filter. */
+export async function runResponseListBench(): Promise<void> {
+  const n = envInt('LIST_RESPONSES', 250_000);
+  const events = envInt('LIST_EVENTS', 1_000_000);
+  const fresh = await createFreshDatabase();
+  try {
+    const db = await openPostgres(fresh.url);
+    await migrate(db);
+    const t0 = performance.now();
+    await seed(db, n, events);
+    console.log(`postgres: seeded ${int(n)} responses, ${int(events)} events in ${dec((performance.now() - t0) / 1000, 1)} s`);
+    const only = process.env.LIST_FILTERS?.split(',');
+    for (const [name, filter] of FILTERS.filter(([n]) => !only || only.some((o) => n.startsWith(o)))) {
+      const times: number[] = [];
+      let rows = 0;
+      for (let i = 0; i < RUNS + 1; i++) {
+        const start = performance.now();
+        rows = (await listResponses(db, WS, filter, undefined, 50)).data.length;
+        if (i > 0) times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      console.log(`  ${name.padEnd(40)} p50 ${dec(times[Math.floor(times.length / 2)] ?? NaN, 1).padStart(7)} ms  p95 ${dec(times[Math.floor(times.length * 0.95)] ?? NaN, 1).padStart(7)} ms  (${rows} rows)`);
+    }
+    await db.close();
+  } finally {
+    await fresh.drop();
+  }
+}
+
+if (isMain(import.meta.url)) await runResponseListBench();

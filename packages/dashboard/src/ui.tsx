@@ -1,0 +1,135 @@
+/**
+ * Shared pieces of the dashboard's pages: the data-loading hook (with the "not available on this
+ * server" state), cards, figures and two hand-written SVG charts (a line and stacked bars), which
+ * cost a few hundred bytes where a chart library would cost tens of kilobytes.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { NotAvailable } from './api.js';
+
+/** A load's state: loading, its data, an error, or a route this server does not have. */
+export type Loaded<T> = { state: 'loading' } | { state: 'ok'; data: T } | { state: 'error'; message: string } | { state: 'missing' };
+
+/**
+ * Runs `load` when `deps` change and tracks its state.
+ *
+ * @example
+ * const stats = useLoad(() => api<Stats>('GET', '/v1/stats'), []);
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>, () => void] {
+  const [value, setValue] = useState<Loaded<T>>({ state: 'loading' });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (data) => live && setValue({ state: 'ok', data }),
+      (err: unknown) => live && setValue(err instanceof NotAvailable ? { state: 'missing' } : { state: 'error', message: err instanceof Error ? err.message : String(err) }),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  return [value, () => setTick((t) => t + 1)];
+}
+
+/** Renders a load: a placeholder of fixed height while loading (no layout shift), its error, or its data. */
+export function Show<T>({ value, height = 120, children }: { value: Loaded<T>; height?: number; children: (data: T) => ComponentChildren }) {
+  if (value.state === 'loading') return <div class="placeholder" style={{ minHeight: `${height}px` }} aria-busy="true" />;
+  if (value.state === 'missing') return <p class="note" role="status">Not available on this server: this feedloop version does not have this API yet.</p>;
+  if (value.state === 'error') return <p class="error" role="alert">{value.message}</p>;
+  return <>{children(value.data)}</>;
+}
+
+/** A titled card. */
+export function Card({ title, children, wide }: { title: string; children: ComponentChildren; wide?: boolean }) {
+  return (
+    <section class={wide ? 'card wide' : 'card'} aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** One figure with a label and an optional line under it. */
+export function Figure({ label, value, sub }: { label: string; value: string; sub?: string }) {
+  return (
+    <div class="figure">
+      <div class="label">{label}</div>
+      <div class="value">{value}</div>
+      {sub ? <div class="sub">{sub}</div> : null}
+    </div>
+  );
+}
+
+/** A percentage 0–100 (or null) as text. */
+export const pct = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined ? '–' : `${x.toFixed(digits)} %`);
+/** A number with thousands separators. */
+export const num = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toLocaleString('en-US'));
+
+/**
+ * The drawn width of a chart in CSS pixels, so its text stays readable at 1280 px and on a phone
+ * (a fixed viewBox would scale the labels with the screen). The height is fixed: no layout shift.
+ */
+function useWidth(): [preact.RefObject<SVGSVGElement>, number] {
+  const ref = useRef<SVGSVGElement>(null);
+  const [width, setWidth] = useState(600);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const observer = new ResizeObserver(([entry]) => entry && setWidth(Math.max(200, Math.round(entry.contentRect.width))));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width];
+}
+
+/** Lines over the same x points (values may be null: gaps). Fixed aspect ratio: no layout shift. */
+export function LineChart({ series, labels, height = 200, max = 100 }: { series: Array<{ name: string; values: Array<number | null>; color: string }>; labels: string[]; height?: number; max?: number }) {
+  const [ref, w] = useWidth();
+  const n = Math.max(1, labels.length - 1);
+  const y = (v: number): number => height - 20 - (v / max) * (height - 30);
+  return (
+    <svg ref={ref} viewBox={`0 0 ${w} ${height}`} style={{ height: `${height}px` }} class="chart" role="img" aria-label={series.map((s) => s.name).join(', ')}>
+      {[0, 25, 50, 75, 100].map((g) => (
+        <g key={g}>
+          <line x1="30" x2={w} y1={y((g / 100) * max)} y2={y((g / 100) * max)} class="grid" />
+          <text x="0" y={y((g / 100) * max) + 4} class="axis">{Math.round((g / 100) * max)}</text>
+        </g>
+      ))}
+      {series.map((s) => {
+        let d = '';
+        s.values.forEach((v, i) => {
+          if (v === null) return;
+          const x = 30 + (i / n) * (w - 30);
+          d += `${d && s.values[i - 1] !== null ? 'L' : 'M'}${x.toFixed(1)},${y(v).toFixed(1)}`;
+        });
+        return <path key={s.name} d={d} fill="none" stroke={s.color} stroke-width="2" />;
+      })}
+      <text x="30" y={height - 4} class="axis">{labels[0]}</text>
+      <text x={w} y={height - 4} class="axis" text-anchor="end">{labels[labels.length - 1]}</text>
+    </svg>
+  );
+}
+
+/** Stacked bars of positive (up) and negative per x point. */
+export function VolumeChart({ days, height = 180 }: { days: Array<{ date: string; positive: number; negative: number }>; height?: number }) {
+  const [ref, w] = useWidth();
+  const max = Math.max(1, ...days.map((d) => d.positive + d.negative));
+  const bw = (w - 30) / Math.max(1, days.length);
+  const h = (v: number): number => (v / max) * (height - 30);
+  return (
+    <svg ref={ref} viewBox={`0 0 ${w} ${height}`} style={{ height: `${height}px` }} class="chart" role="img" aria-label="Rated feedback per day, positive and negative">
+      <text x="0" y="12" class="axis">{max}</text>
+      {days.map((d, i) => (
+        <g key={d.date}>
+          <title>{`${d.date}: ${d.positive} positive, ${d.negative} negative`}</title>
+          <rect x={30 + i * bw} width={Math.max(1, bw - 1)} y={height - 20 - h(d.positive)} height={h(d.positive)} class="pos" />
+          <rect x={30 + i * bw} width={Math.max(1, bw - 1)} y={height - 20 - h(d.positive) - h(d.negative)} height={h(d.negative)} class="neg" />
+        </g>
+      ))}
+      <text x="30" y={height - 4} class="axis">{days[0]?.date}</text>
+      <text x={w} y={height - 4} class="axis" text-anchor="end">{days[days.length - 1]?.date}</text>
+    </svg>
+  );
+}

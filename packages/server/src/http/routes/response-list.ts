@@ -1,0 +1,80 @@
+/**
+ * `GET /v1/responses`: the searchable response list (the dashboard's Responses page), newest
+ * first, filtered by score, rating, category, comment text, agent, model, experiment, variant and
+ * time. See store/response-list.ts for how each filter is served by an index.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { FeedloopError } from '../../errors.js';
+import { decodeListCursor, listResponses, type ResponseListFilter } from '../../store/response-list.js';
+import { authOf } from '../auth.js';
+import type { AppServices } from '../services.js';
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 200;
+const text = z.string().min(1).max(256);
+const score = z.coerce.number().min(-1).max(1);
+
+const listQuery = z.strictObject({
+  minScore: score.optional().describe('Composite score at least (-1..1)'),
+  maxScore: score.optional().describe('Composite score at most (-1..1)'),
+  rating: z.enum(['positive', 'negative', 'unrated']).optional().describe('Has a positive / negative counted signal, or none'),
+  category: text.optional().describe('Has feedback with this error category'),
+  comment: text.optional().describe('Case-insensitive text in a comment, reason or note'),
+  agent: text.optional(),
+  model: text.optional(),
+  experimentId: text.optional(),
+  variant: text.optional(),
+  since: z.iso.datetime({ offset: true }).optional().describe('Created at or after (ISO 8601)'),
+  until: z.iso.datetime({ offset: true }).optional().describe('Created before (ISO 8601)'),
+  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
+  cursor: z.string().max(512).optional().describe('nextCursor of the previous page'),
+});
+
+const item = z.object({
+  id: z.string(),
+  query: z.string().describe('First 300 characters'),
+  answer: z.string().describe('First 300 characters'),
+  userId: z.string().nullable(),
+  model: z.string().nullable(),
+  agent: z.string().nullable(),
+  queryType: z.string().nullable(),
+  experimentId: z.string().nullable(),
+  variant: z.string().nullable(),
+  createdAt: z.string(),
+  score: z.number().nullable(),
+  confidence: z.number().nullable(),
+  positive: z.number().int(),
+  negative: z.number().int(),
+  corrections: z.number().int(),
+  categories: z.array(z.string()),
+});
+
+/** The response list route. */
+export const responseListRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get('/v1/responses', {
+    schema: {
+      summary: 'Responses newest first, filtered by score, rating, category, comment, agent, model, variant and time',
+      tags: ['responses'],
+      querystring: listQuery,
+      response: { 200: z.object({ data: z.array(item), nextCursor: z.string().nullable() }) },
+    },
+    handler: async (request) => {
+      const { workspaceId } = authOf(request);
+      const { limit, cursor, since, until, ...rest } = request.query;
+      const after = cursor === undefined ? undefined : decodeListCursor(cursor);
+      if (cursor !== undefined && after === undefined) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'cursor: not a cursor from this list', { field: 'cursor' });
+      }
+      if (rest.minScore !== undefined && rest.maxScore !== undefined && rest.minScore > rest.maxScore) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'minScore: must not be above maxScore', { field: 'minScore' });
+      }
+      const filter: ResponseListFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+      if (since !== undefined) filter.since = new Date(since);
+      if (until !== undefined) filter.until = new Date(until);
+      return listResponses(db, workspaceId, filter, after, limit);
+    },
+  });
+};

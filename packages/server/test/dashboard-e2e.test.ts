@@ -1,0 +1,137 @@
+/**
+ * The dashboard end to end: a real server (embedded database) seeded by `feedloop demo`'s code
+ * (a fifth of its traffic, to keep the test short), the built dashboard, and Debian's Chromium.
+ * Every page loads without console errors; filters change the response list; an alert rule edit
+ * is saved; an export downloads; the Users and Documents pages say their API is not on this
+ * server. Screenshots of each page at 1280 px and 390 px go to docs/screenshots/.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDemo } from '../src/cli/demo-command.js';
+import { loadConfig } from '../src/config.js';
+import type { RunningServer } from '../src/server.js';
+import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const SHOTS = join(ROOT, 'docs/screenshots');
+const PAGES = ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'exports', 'settings'];
+const hasChromium = chromiumAvailable();
+
+describe.skipIf(!hasChromium)('dashboard end to end', () => {
+  let server: RunningServer;
+  let url: string;
+  let key: string;
+  let browser: TestBrowser;
+  const dir = mkdtempSync(join(tmpdir(), 'feedloop-dash-'));
+
+  beforeAll(async () => {
+    if (!existsSync(join(ROOT, 'packages/dashboard/dist/index.html'))) {
+      execFileSync('npm', ['run', 'build', '-w', '@feedloop/dashboard'], { cwd: ROOT, stdio: 'ignore' });
+    }
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', FEEDLOOP_DATA_DIR: dir, FEEDLOOP_INIT_WORKSPACE: 'default' });
+    const demo = await runDemo(config, { seedOnly: false, scale: 0.2 });
+    server = demo.server;
+    url = demo.report.url;
+    key = demo.report.secretKey;
+    browser = await launchBrowser();
+  }, 600_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function loggedIn(width: number, height: number) {
+    const session = await browser.newPage({ viewport: { width, height }, acceptDownloads: true, bypassCSP: true });
+    await session.page.goto(`${url}/`);
+    await session.page.fill('#key', key);
+    await session.page.click('button[type=submit]');
+    await session.page.waitForSelector('nav');
+    return session;
+  }
+
+  it('serves the page with no key in it, and refuses a wrong key', async () => {
+    const res = await fetch(`${url}/`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<div id="app">');
+    const { page, errors } = await browser.newPage();
+    await page.goto(`${url}/`);
+    await page.fill('#key', 'fl_sk_wrong');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[role=alert]');
+    expect(await page.textContent('[role=alert]')).toMatch(/unknown or revoked/);
+    expect(page.url()).not.toContain('fl_sk');
+    // The failed login's 401 is the only console error.
+    expect(errors.every((e) => e.includes('401'))).toBe(true);
+  });
+
+  for (const [width, height, tag] of [[1280, 900, '1280'], [390, 844, 'phone']] as const) {
+    it(`loads every page without console errors at ${tag}`, async () => {
+      const { page, errors, context } = await loggedIn(width, height);
+      for (const name of PAGES) {
+        await page.goto(`${url}/#/${name}`);
+        await page.waitForSelector('main h1');
+        await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: join(SHOTS, `${name}-${tag}.png`), fullPage: true });
+        expect(await page.textContent('main h1')).toBeTruthy();
+      }
+      // Users and Documents: their APIs are not on this branch, and the pages say so.
+      await page.goto(`${url}/#/documents`);
+      await page.waitForSelector('text=Not available on this server');
+      expect(errors.filter((e) => !e.includes('404'))).toEqual([]);
+      await context.close();
+    }, 120_000);
+  }
+
+  it('filters change the response list', async () => {
+    const { page, context } = await loggedIn(1280, 900);
+    await page.goto(`${url}/#/responses`);
+    await page.waitForSelector('table.responses tbody tr');
+    const all = await page.locator('table.responses tbody tr td:nth-child(3)').allTextContents();
+    expect(new Set(all.map((t) => t.split(' · ')[0])).size).toBeGreaterThan(1);
+    await page.fill('input[name=agent]', 'sql');
+    await page.selectOption('select[name=rating]', 'negative');
+    await page.click('form.filters button[type=submit]');
+    await page.waitForFunction("[...document.querySelectorAll('table.responses tbody tr td:nth-child(3)')].every((td) => td.textContent.startsWith('sql'))");
+    const filtered = await page.locator('table.responses tbody tr').count();
+    expect(filtered).toBeGreaterThan(0);
+    const feedback = await page.locator('table.responses tbody tr td:nth-child(5)').allTextContents();
+    expect(feedback.every((t) => t.includes('−'))).toBe(true);
+    await page.click('table.responses tbody tr button.link');
+    await page.waitForSelector('.detail');
+    await context.close();
+  });
+
+  it('saves an alert rule edit, and previews the last 30 days', async () => {
+    const { page, context } = await loggedIn(1280, 900);
+    await page.goto(`${url}/#/alerts`);
+    await page.waitForSelector('input[name="threshold-satisfaction-warning"]');
+    await page.fill('input[name="threshold-satisfaction-warning"]', '75');
+    await page.click('text=Preview last 30 days');
+    await page.waitForSelector('[aria-label=Preview] h3');
+    await page.click('text=Save rules');
+    await page.waitForSelector('text=Saved.');
+    const res = await fetch(`${url}/v1/alert-rules`, { headers: { authorization: `Bearer ${key}` } });
+    const rules = (await res.json()) as { default: boolean; rules: Array<{ id: string; threshold: number }> };
+    expect(rules.default).toBe(false);
+    expect(rules.rules.find((r) => r.id === 'satisfaction-warning')?.threshold).toBe(75);
+    await context.close();
+  });
+
+  it('downloads an export', async () => {
+    const { page, context } = await loggedIn(1280, 900);
+    await page.goto(`${url}/#/exports`);
+    await page.waitForSelector('#format');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Download export')]);
+    const path = await download.path();
+    const text = readFileSync(path, 'utf8');
+    expect(text.trim().split('\n').length).toBeGreaterThan(0);
+    expect(() => JSON.parse(text.trim().split('\n')[0] ?? '')).not.toThrow();
+    await context.close();
+  });
+});
