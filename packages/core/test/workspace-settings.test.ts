@@ -10,6 +10,15 @@ const DEFAULTS = {
   decayHalfLifeDays: 30,
   heavyEditPercent: 30,
   conflictDiscount: 0.5,
+  implicitConsent: 'required',
+  queryPrivacy: 'text',
+  redactPii: false,
+  redactionPatterns: [],
+  kAnonymity: 10,
+  retentionDays: 90,
+  maxEventsPerUser: null,
+  maxEvents: null,
+  implicitSampleRate: 1,
 };
 
 describe('workspace settings', () => {
@@ -35,6 +44,13 @@ describe('workspace settings', () => {
     { heavyEditPercent: 30.5 },
     { conflictDiscount: -0.1 },
     { conflictDiscount: 1.5 },
+    { implicitConsent: 'maybe' },
+    { queryPrivacy: 'md5' },
+    { redactionPatterns: [{ name: 'x', pattern: '(' }] },
+    { kAnonymity: 1 },
+    { retentionDays: 0 },
+    { implicitSampleRate: 0 },
+    { implicitSampleRate: 1.5 },
   ])('refuses %o', (input) => {
     expect(workspaceSettingsSchema.safeParse(input).success).toBe(false);
     expect(workspaceSettingsPatchSchema.safeParse(input).success).toBe(false);

@@ -136,6 +136,8 @@ for (const target of [pgliteTarget(), postgresTarget(postgresAvailable)]) {
       async () => {
         const first = await startServerProcess(env());
         const firstClient = connect(first);
+        // The load sends implicit signals without a consent step (issue 11: new workspaces require one).
+        await firstClient.request('PATCH', '/v1/workspace/settings', { implicitConsent: 'assumed' });
         for (let i = 0; i < RESPONSES; i++) {
           const res = await firstClient.request('POST', '/v1/responses', {
             id: `resp-${i}`,

@@ -201,7 +201,7 @@ export class JsonClient {
   }
 
   /** Sends a request; rejects on a connection error or when no answer comes within the timeout. */
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<JsonResponse> {
+  request(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<JsonResponse> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = http.request(

@@ -2,6 +2,7 @@
  * ADR-016's anonymized export: what a response's feedback says, with no id and no free text, for
  * sharing patterns across tenants.
  */
+import { redactPii } from '../privacy/redact.js';
 import { responseVerdict, type ResponseRecord } from './training-facts.js';
 
 /** ADR-016's `AnonymizedFeedback`; null where the response has no such fact. */
@@ -26,7 +27,8 @@ const CATEGORY = /^[A-Za-z][\w-]{0,31}$/;
 function contextCategories(facts: ResponseRecord): string[] {
   const given = facts.response.metadata.contextCategories;
   const raw = Array.isArray(given) ? given : facts.response.contextDocumentIds.filter((id) => id.includes(':')).map((id) => id.slice(0, id.indexOf(':')));
-  return [...new Set(raw.filter((c): c is string => typeof c === 'string' && CATEGORY.test(c)))].sort();
+  // Labels only, and through the PII redactor as well (issue 11: always in anonymized exports).
+  return [...new Set(raw.filter((c): c is string => typeof c === 'string' && CATEGORY.test(c) && redactPii(c).matches.length === 0))].sort();
 }
 
 function score(value: unknown): number | null {
@@ -56,7 +58,9 @@ export function anonymizedFeedback(facts: ResponseRecord, tokenBudget: number): 
     tokenBudgetUtilization: response.contextTokenCount === null ? null : Math.round((response.contextTokenCount / tokenBudget) * 1e4) / 1e4,
     rating: verdict === 'none' ? (events.some((e) => e.type === 'skip') ? 'skipped' : 'none') : RATINGS[verdict],
     errorCategories: [
-      ...new Set(events.flatMap((e) => (e.type === 'error_categories' && Array.isArray(e.payload.categories) ? (e.payload.categories as string[]) : []))),
+      ...new Set(
+        events.flatMap((e) => (e.type === 'error_categories' && Array.isArray(e.payload.categories) ? (e.payload.categories as string[]) : [])).map((c) => redactPii(c).text),
+      ),
     ].sort(),
     qualityScores: quality && { accuracy: score(quality.accuracy), completeness: score(quality.completeness), styleMatch: score(quality.styleMatch) },
     editDistance: latest((e) => e.editDistance),

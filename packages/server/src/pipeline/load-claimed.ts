@@ -29,6 +29,8 @@ export interface ClaimedEvent {
   /** Documents the response used: its context documents, else its sources. */
   documentIds: string[];
   settings: WorkspaceSettings;
+  /** How many events this one stands for: 1 / the implicit sample rate it was kept at (1: not sampled). */
+  sampleWeight: number;
 }
 
 interface ClaimedRow {
@@ -47,6 +49,7 @@ interface ClaimedRow {
   received_at: Date;
   duplicate_of: string | null;
   superseded_by: string | null;
+  sample_weight: number | null;
   r_session_id: string | null;
   r_user_id: string | null;
   query: string | null;
@@ -81,7 +84,7 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
         WHERE p.workspace_id = l.workspace_id AND p.event_id = l.event_id
        RETURNING p.workspace_id, p.event_id)
      SELECT e.workspace_id, e.id, e.response_id, e.type, e.source, e.user_id, e.session_id, e.target_id, e.payload, e.metadata,
-            e.edit_distance, e.occurred_at, e.received_at, e.duplicate_of, e.superseded_by,
+            e.edit_distance, e.occurred_at, e.received_at, e.duplicate_of, e.superseded_by, e.sample_weight,
             r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
             r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, w.settings
        FROM claimed c
@@ -102,7 +105,7 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
       settingsOf.set(r.workspace_id, settings);
     }
     const response = r.query === null ? null : toResponseContext(r, r.query);
-    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings };
+    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings, sampleWeight: r.sample_weight ?? 1 };
   });
 }
 

@@ -65,12 +65,12 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
 async function insertSignals(tx: SqlExecutor, out: StageOutput): Promise<void> {
   await tx.query(
     `INSERT INTO feedback_signals (workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error,
-                                   polarity, severity, categories, signal_class, value, weight, first_pass, learning_signal, occurred_at)
+                                   polarity, severity, categories, signal_class, value, weight, first_pass, learning_signal, occurred_at, sample_weight)
      SELECT workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error, polarity, severity,
-            categories, signal_class, value, weight, first_pass, learning_signal, occurred_at
+            categories, signal_class, value, weight, first_pass, learning_signal, occurred_at, sample_weight
        FROM json_to_recordset($1::json) AS x(workspace_id text, event_id text, response_id text, user_id text, session_id text,
             type text, status text, drop_reason text, error text, polarity text, severity text, categories text[], signal_class text,
-            value double precision, weight double precision, first_pass boolean, learning_signal jsonb, occurred_at timestamptz)`,
+            value double precision, weight double precision, first_pass boolean, learning_signal jsonb, occurred_at timestamptz, sample_weight real)`,
     [JSON.stringify(out.signals)],
     { prepare: true },
   );

@@ -45,6 +45,8 @@ export interface SignalRow {
   first_pass: boolean | null;
   learning_signal: StoredLearningSignal | null;
   occurred_at: string;
+  /** 1 / the implicit sample rate the event was kept at; null: not sampled. */
+  sample_weight: number | null;
 }
 
 /** Everything a batch's processing transaction writes. */
@@ -98,7 +100,8 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       if (!c.response) throw new Error(`response ${JSON.stringify(event.responseId)} not found in workspace ${event.workspaceId}`);
       const enriched = enrich(event, c.response);
       classification = classify(enriched, c.settings);
-      weight = weigh(classification, event.occurredAt, asOf, c.settings).base;
+      // A sampled implicit signal stands for 1 / rate of its kind (ingest/privacy-screen.ts).
+      weight = weigh(classification, event.occurredAt, asOf, c.settings).base * c.sampleWeight;
       signal = learningSignal(enriched, classification);
       ({ sessionId, userId } = enriched);
     } catch (err) {
@@ -176,6 +179,7 @@ function baseRow(c: ClaimedEvent): SignalRow {
     first_pass: null,
     learning_signal: null,
     occurred_at: event.occurredAt.toISOString(),
+    sample_weight: c.sampleWeight === 1 ? null : c.sampleWeight,
   };
 }
 

@@ -17,6 +17,8 @@ export interface AggregateGroup {
   rated: number;
   positive: number;
   negative: number;
+  /** Implicit signals, estimated from the sample (each kept one counts 1 / rate). */
+  implicit: number;
   /** Distinct users whose feedback the group counts (events without a user are not users). */
   users: number;
 }
@@ -29,10 +31,12 @@ const GROUP_EXPR: Record<AggregateGroupBy, string> = {
   day: "to_char(s.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
 };
 
-const SELECT_COUNTS = `count(*)::int AS events,
+/** Events are counted by their sample weight (1, or 1 / rate for a sampled implicit signal): the estimate of all events. */
+const SELECT_COUNTS = `round(sum(COALESCE(s.sample_weight, 1)))::int AS events,
   count(*) FILTER (WHERE s.type IN ('thumbs_up', 'thumbs_down', 'rating', 'rate_usefulness') AND s.polarity IN ('positive', 'negative'))::int AS rated,
   count(*) FILTER (WHERE s.type IN ('thumbs_up', 'thumbs_down', 'rating', 'rate_usefulness') AND s.polarity = 'positive')::int AS positive,
-  count(*) FILTER (WHERE s.type IN ('thumbs_up', 'thumbs_down', 'rating', 'rate_usefulness') AND s.polarity = 'negative')::int AS negative`;
+  count(*) FILTER (WHERE s.type IN ('thumbs_up', 'thumbs_down', 'rating', 'rate_usefulness') AND s.polarity = 'negative')::int AS negative,
+  round(sum(COALESCE(s.sample_weight, 1)) FILTER (WHERE s.type IN ('edit', 'retry', 'abandon', 'continue', 'implicit_accept', 'implicit_reject')))::int AS implicit`;
 
 /**
  * A workspace's counted feedback of a period, grouped, with distinct users per group.
