@@ -19,6 +19,7 @@ import type { ApiTarget } from './cli/api-client.js';
 import { describeImport, importFile, isImportSource } from './cli/import-command.js';
 import { openExport, parseDestination, writeExport } from './cli/export-command.js';
 import { formatBytes } from './cli/progress.js';
+import { runMcp } from './cli/mcp-command.js';
 
 const USAGE = `Usage: feedloop <command>
 
@@ -26,6 +27,8 @@ const USAGE = `Usage: feedloop <command>
                                            REDIS_URL, NATS_URL, FEEDLOOP_DATA_DIR); --api-only leaves the jobs to workers
   worker                                   run a pipeline worker alone (production: DATABASE_URL and REDIS_URL)
   migrate                                  apply database migrations
+  mcp                                      the MCP server on stdio (FEEDLOOP_API_KEY; the database of start, or
+                                           FEEDLOOP_URL to use a running server over HTTP): see docs/mcp.md
   workspace create <name> [--tenant T]     create a workspace (idempotent by name)
   workspace list
   key create --workspace W [--kind secret|public] [--name N]
@@ -148,6 +151,9 @@ async function run(argv: string[], out: Out): Promise<void> {
       return start(config, values['api-only'] === true);
     case 'worker':
       return worker(config);
+    case 'mcp':
+      // Stdout is the protocol's: the in-process server logs nothing.
+      return runMcp(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), process.env);
     case 'migrate':
       return withDatabase(config, async (db) => {
         const report = await migrateOpened(db);

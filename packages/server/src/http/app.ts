@@ -25,6 +25,7 @@ import { alertRoutes } from './routes/alerts.js';
 import { userRoutes } from './routes/users.js';
 import { targetRoutes } from './routes/targets.js';
 import { documentRoutes } from './routes/documents.js';
+import { mcpRoutes } from './routes/mcp.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -104,5 +105,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(userRoutes, services);
   await app.register(targetRoutes, services);
   await app.register(documentRoutes, services);
+  await app.register(mcpRoutes, services);
   return app;
 }
