@@ -20,6 +20,7 @@ import { describeImport, importFile, isImportSource } from './cli/import-command
 import { openExport, parseDestination, writeExport } from './cli/export-command.js';
 import { formatBytes } from './cli/progress.js';
 import { runDemo } from './cli/demo-command.js';
+import { runMcp } from './cli/mcp-command.js';
 
 const USAGE = `Usage: feedloop <command>
 
@@ -27,6 +28,8 @@ const USAGE = `Usage: feedloop <command>
                                            REDIS_URL, NATS_URL, FEEDLOOP_DATA_DIR); --api-only leaves the jobs to workers
   worker                                   run a pipeline worker alone (production: DATABASE_URL and REDIS_URL)
   migrate                                  apply database migrations
+  mcp                                      the MCP server on stdio (FEEDLOOP_API_KEY; the database of start, or
+                                           FEEDLOOP_URL to use a running server over HTTP): see docs/mcp.md
   workspace create <name> [--tenant T]     create a workspace (idempotent by name)
   workspace list
   key create --workspace W [--kind secret|public] [--name N]
@@ -152,6 +155,9 @@ async function run(argv: string[], out: Out): Promise<void> {
       return start(config, values['api-only'] === true);
     case 'worker':
       return worker(config);
+    case 'mcp':
+      // Stdout is the protocol's: the in-process server logs nothing.
+      return runMcp(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), process.env);
     case 'migrate':
       return withDatabase(config, async (db) => {
         const report = await migrateOpened(db);

@@ -31,6 +31,7 @@ import { exampleRoutes } from './routes/examples.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { responseListRoutes } from './routes/response-list.js';
 import { alertPreviewRoutes } from './routes/alert-preview.js';
+import { mcpRoutes } from './routes/mcp.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -118,5 +119,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(dashboardRoutes, services);
   await app.register(responseListRoutes, services);
   await app.register(alertPreviewRoutes, services);
+  await app.register(mcpRoutes, services);
   return app;
 }

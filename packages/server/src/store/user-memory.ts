@@ -38,7 +38,9 @@ export async function readMemoryEvents(db: SqlExecutor, workspaceId: string, use
        FROM (SELECT id, type, payload, occurred_at, response_id, seq FROM feedback_events
               WHERE workspace_id = $1 AND user_id = $2 AND duplicate_of IS NULL AND superseded_by IS NULL
               ORDER BY seq DESC LIMIT $3) e
-       LEFT JOIN responses r ON r.workspace_id = $1 AND r.id = e.response_id
+       -- LATERAL: one primary-key probe per event whatever the statistics say (on a fresh table
+       -- the planner chose a nested loop over the whole workspace: 0.8 s at 2,000 events).
+       LEFT JOIN LATERAL (SELECT answer, query_type FROM responses WHERE workspace_id = $1 AND id = e.response_id) r ON true
       ORDER BY e.seq DESC`,
     [workspaceId, userId, limit],
   );

@@ -1,0 +1,56 @@
+/**
+ * `feedloop mcp`: the MCP server on stdio. With `FEEDLOOP_URL` its tools talk to a running
+ * feedloop over HTTP (the way to go when a server holds the embedded data folder); otherwise it
+ * opens the same database as `start` (DATABASE_URL or FEEDLOOP_DATA_DIR) and serves the API
+ * in-process, with the pipeline's worker, without listening on a port. Either way the tools act
+ * with `FEEDLOOP_API_KEY`, a secret key. Stdout carries the protocol only: logs stay silent.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Config } from '../config.js';
+import { migrateOpened } from '../db/migrate.js';
+import { openDatabase } from '../db/open-database.js';
+import { FeedloopError } from '../errors.js';
+import { buildApp } from '../http/app.js';
+import { createMcpServer, httpApi, type ApiCall } from '../http/mcp-server.js';
+import { createServices } from '../server.js';
+
+/**
+ * Runs the stdio MCP server until stdin closes; resolves once everything is closed.
+ *
+ * @example
+ * await runMcp(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), process.env);
+ */
+export async function runMcp(config: Config, env: NodeJS.ProcessEnv): Promise<void> {
+  const key = env.FEEDLOOP_API_KEY;
+  if (!key) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'FEEDLOOP_API_KEY is required: a secret key of the workspace', { field: 'FEEDLOOP_API_KEY' });
+  let api: ApiCall;
+  let close: () => Promise<void> = async () => undefined;
+  if (env.FEEDLOOP_URL) api = httpApi(env.FEEDLOOP_URL, key);
+  else {
+    const db = await openDatabase(config);
+    await migrateOpened(db);
+    const built = createServices(config, db);
+    await built.services.pipeline.startWorker();
+    const app = await buildApp(built.services, { logger: false });
+    await app.ready();
+    api = async (method, url, body) => {
+      const res = await app.inject({ method, url, headers: { authorization: `Bearer ${key}` }, ...(body === undefined ? {} : { payload: body as object }) });
+      return { status: res.statusCode, body: res.body === '' ? null : (JSON.parse(res.body) as unknown) };
+    };
+    close = async () => {
+      await app.close();
+      await built.close();
+      await db.close();
+    };
+  }
+  const server = createMcpServer(api);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close().catch(() => undefined);
+  await close();
+}

@@ -1,0 +1,196 @@
+/**
+ * The MCP server (official `@modelcontextprotocol/sdk`): the ADR-0012 `feedback` tool with the
+ * seed's exact input schema, plus `rate_response`, `get_feedback`, `get_stats` and
+ * `get_user_context`. Every tool calls feedloop's own HTTP API through an {@link ApiCall}, so the
+ * same validation, authentication and storage serve MCP as REST: in the server (`/mcp`) that is
+ * `app.inject` with the caller's key, in `feedloop mcp` an app on the database or a running
+ * server over HTTP (`FEEDLOOP_URL`).
+ */
+import { PAYLOAD_SCHEMAS, type FeedbackEventType } from '@feedloop/core';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** One call of feedloop's HTTP API: method, path with query, JSON body → status and JSON answer. */
+export type ApiCall = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** The ADR-0012 actions, in the seed's order, and the event type each becomes. */
+export const FEEDBACK_ACTIONS = {
+  correct_nli: 'correct_label',
+  flag_irrelevant: 'flag_irrelevant',
+  flag_missing: 'flag_missing',
+  correct_citation: 'correct_citation',
+  rate_usefulness: 'rate_usefulness',
+  add_note: 'add_note',
+} as const satisfies Record<string, FeedbackEventType>;
+
+/** The `feedback` tool exactly as ADR-0012 defines it. */
+export const FEEDBACK_TOOL = {
+  name: 'feedback',
+  description: 'Submit corrections and feedback on evidence',
+  inputSchema: {
+    type: 'object' as const,
+    properties: {
+      task_id: { type: 'string' },
+      action: { type: 'string', enum: Object.keys(FEEDBACK_ACTIONS) },
+      target_id: { type: 'string' },
+      payload: { type: 'object' },
+    },
+    required: ['task_id', 'action', 'target_id', 'payload'],
+  },
+};
+
+const TOOLS = [
+  FEEDBACK_TOOL,
+  {
+    name: 'rate_response',
+    description: 'Rate an AI response: thumbs up or down, or 1-5 stars, with an optional comment',
+    inputSchema: {
+      type: 'object' as const,
+      properties: {
+        response_id: { type: 'string' },
+        thumbs: { type: 'string', enum: ['up', 'down'] },
+        rating: { type: 'integer', minimum: 1, maximum: 5 },
+        comment: { type: 'string' },
+        user_id: { type: 'string' },
+      },
+      required: ['response_id'],
+    },
+  },
+  {
+    name: 'get_feedback',
+    description: 'List feedback events, newest first, by response, user or session',
+    inputSchema: {
+      type: 'object' as const,
+      properties: { response_id: { type: 'string' }, user_id: { type: 'string' }, session_id: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+    },
+  },
+  {
+    name: 'get_stats',
+    description: "The workspace's live counters of a UTC day (default today)",
+    inputSchema: { type: 'object' as const, properties: { day: { type: 'string', description: 'YYYY-MM-DD' } } },
+  },
+  {
+    name: 'get_user_context',
+    description: "A user's memory: mistakes to avoid, style preferences, domain calibration, as a prompt block",
+    inputSchema: { type: 'object' as const, properties: { user_id: { type: 'string' }, explain: { type: 'boolean' } }, required: ['user_id'] },
+  },
+];
+
+const ok = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> });
+const fail = (message: string): CallToolResult => ({ content: [{ type: 'text', text: message }], isError: true });
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** An API answer that is not 2xx becomes a tool error naming the API's code, field and message. */
+function apiError(res: { status: number; body: unknown }): CallToolResult {
+  const e = (res.body as { error?: { code?: string; field?: string; message?: string } } | null)?.error;
+  return fail(`${e?.code ?? `HTTP ${res.status}`}: ${e?.message ?? 'request failed'}`);
+}
+
+const q = (params: Record<string, string | number | boolean | undefined>): string => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) s.set(k, String(v));
+  const text = s.toString();
+  return text === '' ? '' : `?${text}`;
+};
+
+/** The `feedback` tool: validate, register an unknown task, submit, and answer with the target's state. */
+async function feedback(api: ApiCall, args: Record<string, unknown>): Promise<CallToolResult> {
+  for (const field of ['task_id', 'action', 'target_id'] as const) {
+    if (typeof args[field] !== 'string' || args[field] === '') return fail(`${field}: required, a non-empty string`);
+  }
+  const action = args.action as string;
+  if (!Object.hasOwn(FEEDBACK_ACTIONS, action)) return fail(`action: must be one of ${Object.keys(FEEDBACK_ACTIONS).join(', ')}`);
+  if (typeof args.payload !== 'object' || args.payload === null || Array.isArray(args.payload)) return fail('payload: required, an object');
+  const type = FEEDBACK_ACTIONS[action as keyof typeof FEEDBACK_ACTIONS];
+  const parsed = PAYLOAD_SCHEMAS[type].safeParse(args.payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = ['payload', ...(issue?.path ?? []).map(String)].join('.');
+    return fail(`${path}: ${issue?.message ?? 'invalid'} (action ${action})`);
+  }
+  const taskId = args.task_id as string;
+  // An agent's task needs no prior call: an unknown task id is registered as a response on first use.
+  const existing = await api('GET', `/v1/responses/${encodeURIComponent(taskId)}`);
+  let registered = false;
+  if (existing.status === 404) {
+    const created = await api('POST', '/v1/responses', { id: taskId, query: `MCP task ${taskId}`, answer: '', agent: 'mcp' });
+    if (created.status >= 300) return apiError(created);
+    registered = true;
+  } else if (existing.status >= 300) return apiError(existing);
+  const sent = await api('POST', '/v1/feedback', { responseId: taskId, type, targetId: args.target_id, payload: args.payload });
+  if (sent.status >= 300) return apiError(sent);
+  const target = await api('GET', `/v1/targets/${encodeURIComponent(args.target_id as string)}`);
+  return ok({ ...(sent.body as object), action, type, taskRegistered: registered, target: target.status === 200 ? target.body : null });
+}
+
+async function call(api: ApiCall, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  switch (name) {
+    case 'feedback':
+      return feedback(api, args);
+    case 'rate_response': {
+      const responseId = str(args.response_id);
+      if (!responseId) return fail('response_id: required, a non-empty string');
+      const comment = str(args.comment);
+      const userId = str(args.user_id);
+      let event: object;
+      if (args.rating !== undefined) event = { type: 'rating', payload: { rating: args.rating, ...(comment ? { comment } : {}) } };
+      else if (args.thumbs === 'up' || args.thumbs === 'down') event = { type: `thumbs_${args.thumbs}`, payload: comment ? { comment } : {} };
+      else return fail('thumbs: give thumbs (up or down) or rating (1-5)');
+      const res = await api('POST', '/v1/feedback', { responseId, ...(userId ? { userId } : {}), ...event });
+      return res.status >= 300 ? apiError(res) : ok(res.body);
+    }
+    case 'get_feedback': {
+      const res = await api('GET', `/v1/feedback${q({ responseId: str(args.response_id), userId: str(args.user_id), sessionId: str(args.session_id), limit: typeof args.limit === 'number' ? args.limit : undefined })}`);
+      return res.status >= 300 ? apiError(res) : ok(res.body);
+    }
+    case 'get_stats': {
+      const res = await api('GET', `/v1/stats/live${q({ day: str(args.day) })}`);
+      return res.status >= 300 ? apiError(res) : ok(res.body);
+    }
+    case 'get_user_context': {
+      const userId = str(args.user_id);
+      if (!userId) return fail('user_id: required, a non-empty string');
+      const res = await api('GET', `/v1/users/${encodeURIComponent(userId)}/context${q({ explain: args.explain === true ? 'true' : undefined })}`);
+      return res.status >= 300 ? apiError(res) : ok(res.body);
+    }
+    default:
+      return fail(`unknown tool ${name}`);
+  }
+}
+
+/**
+ * Builds an MCP server whose tools call `api`. Connect it to a transport (stdio, Streamable HTTP).
+ *
+ * @example
+ * const server = createMcpServer(api); await server.connect(new StdioServerTransport());
+ */
+export function createMcpServer(api: ApiCall): Server {
+  const server = new Server({ name: 'feedloop', version: '0.1.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    try {
+      return await call(api, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
+    } catch (err) {
+      return fail(`FEEDLOOP_ERR_INTERNAL: ${(err as Error).message}`);
+    }
+  });
+  return server;
+}
+
+/**
+ * An {@link ApiCall} to a running feedloop over HTTP (`feedloop mcp` with `FEEDLOOP_URL`).
+ *
+ * @example
+ * const api = httpApi('http://127.0.0.1:8787', process.env.FEEDLOOP_API_KEY!);
+ */
+export function httpApi(baseUrl: string, key: string): ApiCall {
+  return async (method, url, body) => {
+    const res = await fetch(new URL(url, baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
+  };
+}
