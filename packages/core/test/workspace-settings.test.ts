@@ -10,6 +10,7 @@ const DEFAULTS = {
   decayHalfLifeDays: 30,
   heavyEditPercent: 30,
   conflictDiscount: 0.5,
+  trainingBatchThresholds: {},
 };
 
 describe('workspace settings', () => {
