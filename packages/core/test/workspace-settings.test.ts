@@ -19,6 +19,7 @@ const DEFAULTS = {
   maxEventsPerUser: null,
   maxEvents: null,
   implicitSampleRate: 1,
+  trainingBatchThresholds: {},
 };
 
 describe('workspace settings', () => {
