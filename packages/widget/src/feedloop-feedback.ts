@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * `<feedloop-feedback>`: thumbs up/down; on thumbs down the error categories and a comment;
  * optional 1-5 stars (`stars`) and quality sliders (`sliders`). Keyboard accessible (native
