@@ -19,6 +19,7 @@ import type { ApiTarget } from './cli/api-client.js';
 import { describeImport, importFile, isImportSource } from './cli/import-command.js';
 import { openExport, parseDestination, writeExport } from './cli/export-command.js';
 import { formatBytes } from './cli/progress.js';
+import { submitEvent, submitFeedback } from './cli/submit-command.js';
 
 const USAGE = `Usage: feedloop <command>
 
@@ -38,6 +39,9 @@ const USAGE = `Usage: feedloop <command>
                                            stream GET /v1/exports/<format>?k=v… into a file or an S3 object
   export --batch <id> --out F|s3://bucket/key
                                            the same with a training batch's file
+  submit <responseId> --thumbs up|down | --rating 1-5 | --correction FILE [--format sql|code|json|text]
+         [--comment C] [--user U] [--url U] [--key K]
+                                           send one feedback event from a terminal tool
 
   --json   print results as JSON`;
 
@@ -138,6 +142,12 @@ async function run(argv: string[], out: Out): Promise<void> {
       filter: { type: 'string', multiple: true },
       's3-endpoint': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      thumbs: { type: 'string' },
+      rating: { type: 'string' },
+      correction: { type: 'string' },
+      format: { type: 'string' },
+      comment: { type: 'string' },
+      user: { type: 'string' },
     },
   });
   const [command, sub, arg] = positionals;
@@ -204,6 +214,21 @@ async function run(argv: string[], out: Out): Promise<void> {
       const source = await openExport(apiTarget(values.url, values.key, config), path);
       const written = await writeExport(source, destination, values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {}, process.stderr);
       return out(`wrote ${written.rows} rows (${formatBytes(written.bytes)}) to ${values.out}`, { ...written, out: values.out });
+    }
+    case 'submit':
+    case `submit ${sub}`: {
+      if (!sub) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'submit needs a response id', { field: 'responseId' });
+      const event = await submitEvent({
+        responseId: sub,
+        ...(values.thumbs !== undefined ? { thumbs: values.thumbs } : {}),
+        ...(values.rating !== undefined ? { rating: values.rating } : {}),
+        ...(values.correction !== undefined ? { correctionFile: values.correction } : {}),
+        ...(values.format !== undefined ? { format: values.format } : {}),
+        ...(values.comment !== undefined ? { comment: values.comment } : {}),
+        ...(values.user !== undefined ? { userId: values.user } : {}),
+      });
+      const outcome = await submitFeedback(apiTarget(values.url, values.key, config), event);
+      return out(`${event.type as string} ${outcome.id}: ${outcome.status}`, outcome);
     }
     default:
       throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `unknown command "${positionals.join(' ')}"\n\n${USAGE}`, { field: 'command' });
