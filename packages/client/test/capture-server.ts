@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerProcess, type ServerProcess } from '../../server/test/process-helpers.js';
+import { startServerProcess, startServerProcessOn, type ServerProcess } from '../../server/test/process-helpers.js';
 
 export const SECRET_KEY = 'fl_sk_capture_test_secret_key_0001';
 export const PUBLIC_KEY = 'fl_pk_capture_test_public_key_0001';
@@ -63,7 +63,7 @@ export async function startCaptureServer(extra: Record<string, string> = {}): Pr
     port,
     dataDir,
     async restart() {
-      s.server = await startServerProcess(envOf(dataDir, port, extra), 240_000);
+      s.server = await startServerProcessOn(port, envOf(dataDir, undefined, extra), 240_000);
       return s.server;
     },
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),

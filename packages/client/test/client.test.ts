@@ -2,10 +2,14 @@
  * The client against a real running feedloop server (spawned): batching, typed events, rejected
  * items alone, and a server SIGKILLed mid-batch and restarted: nothing lost, nothing twice.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedloopClient, PersistentQueue, backoffDelay, retryAfterMs, type ItemOutcome, type QueueStorage } from '../src/index.js';
-import { killAllServers, within } from '../../server/test/process-helpers.js';
+import { CLI_PATH, killAllServers, within } from '../../server/test/process-helpers.js';
 import { SECRET_KEY, startCaptureServer, type CaptureServer } from './capture-server.js';
 
 const listIds = async (url: string, responseId: string): Promise<string[]> => {
@@ -101,6 +105,31 @@ describe('client against a running server', () => {
     expect(r).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await fl.shutdown();
   });
+
+  it('feedloop submit: thumbs, rating and a correction from a file', async () => {
+    const fl = new FeedloopClient({ url: s.url, key: SECRET_KEY, storage: null });
+    const r = fl.response({ id: 'cli-1', query: 'Top customers?', answer: 'SELECT name FROM customers' });
+    await fl.shutdown();
+    const file = join(mkdtempSync(join(tmpdir(), 'feedloop-submit-')), 'fixed.sql');
+    writeFileSync(file, 'SELECT name FROM customers ORDER BY revenue DESC LIMIT 10');
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_PATH, 'submit', r, ...args, '--url', s.url, '--key', SECRET_KEY], { encoding: 'utf8' });
+    const down = cli('--thumbs', 'down', '--comment', 'no ordering', '--user', 'dev-1');
+    expect(down.status, down.stderr).toBe(0);
+    expect(down.stdout).toMatch(/^thumbs_down \S+: accepted/);
+    expect(cli('--rating', '2').status).toBe(0);
+    const fix = cli('--correction', file, '--format', 'sql', '--json');
+    expect(fix.status, fix.stderr).toBe(0);
+    expect(JSON.parse(fix.stdout)).toMatchObject({ status: 'accepted' });
+    const bad = cli('--rating', '7');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('--rating must be a whole number from 1 to 5');
+    const res = await fetch(`${s.url}/v1/responses/cli-1`, { headers: { authorization: `Bearer ${SECRET_KEY}` } });
+    const feedback = ((await res.json()) as { feedback: Array<{ type: string; payload: Record<string, unknown>; editDistance?: number | null }> }).feedback;
+    expect(feedback.map((f) => f.type).sort()).toEqual(['correction', 'rating', 'thumbs_down']);
+    const correction = feedback.find((f) => f.type === 'correction');
+    expect(correction?.payload.corrected).toBe('SELECT name FROM customers ORDER BY revenue DESC LIMIT 10');
+    expect(correction?.editDistance).toBeGreaterThan(0);
+  }, 60_000);
 
   it('a server SIGKILLed mid-batch and restarted: nothing lost, nothing twice', async () => {
     const N = 400;

@@ -21,6 +21,7 @@ import { openExport, parseDestination, writeExport } from './cli/export-command.
 import { formatBytes } from './cli/progress.js';
 import { runDemo } from './cli/demo-command.js';
 import { runMcp } from './cli/mcp-command.js';
+import { submitEvent, submitFeedback } from './cli/submit-command.js';
 
 const USAGE = `Usage: feedloop <command>
 
@@ -44,6 +45,9 @@ const USAGE = `Usage: feedloop <command>
                                            the same with a training batch's file
   demo [--seed-only]                       start feedloop with a "demo" workspace seeded with 90 days of data and print
                                            the dashboard's address and a secret key; --seed-only seeds and exits
+  submit <responseId> --thumbs up|down | --rating 1-5 | --correction FILE [--format sql|code|json|text]
+         [--comment C] [--user U] [--url U] [--key K]
+                                           send one feedback event from a terminal tool
 
   --json   print results as JSON`;
 
@@ -145,6 +149,12 @@ async function run(argv: string[], out: Out): Promise<void> {
       's3-endpoint': { type: 'string' },
       'seed-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      thumbs: { type: 'string' },
+      rating: { type: 'string' },
+      correction: { type: 'string' },
+      format: { type: 'string' },
+      comment: { type: 'string' },
+      user: { type: 'string' },
     },
   });
   const [command, sub, arg] = positionals;
@@ -226,6 +236,21 @@ async function run(argv: string[], out: Out): Promise<void> {
       );
       if (!seedOnly) stopOnSignals(server.app.log, () => server.close());
       return;
+    }
+    case 'submit':
+    case `submit ${sub}`: {
+      if (!sub) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'submit needs a response id', { field: 'responseId' });
+      const event = await submitEvent({
+        responseId: sub,
+        ...(values.thumbs !== undefined ? { thumbs: values.thumbs } : {}),
+        ...(values.rating !== undefined ? { rating: values.rating } : {}),
+        ...(values.correction !== undefined ? { correctionFile: values.correction } : {}),
+        ...(values.format !== undefined ? { format: values.format } : {}),
+        ...(values.comment !== undefined ? { comment: values.comment } : {}),
+        ...(values.user !== undefined ? { userId: values.user } : {}),
+      });
+      const outcome = await submitFeedback(apiTarget(values.url, values.key, config), event);
+      return out(`${event.type as string} ${outcome.id}: ${outcome.status}`, outcome);
     }
     default:
       throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `unknown command "${positionals.join(' ')}"\n\n${USAGE}`, { field: 'command' });

@@ -146,6 +146,18 @@ export async function startServerProcess(env: Record<string, string>, readyTimeo
 }
 
 /**
+ * Starts `node dist/cli.js start` on a given port (a restart where clients keep the address).
+ *
+ * @example
+ * const again = await startServerProcessOn(port, { FEEDLOOP_DATA_DIR: dir });
+ */
+export async function startServerProcessOn(port: number, env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ServerProcess> {
+  const url = `http://127.0.0.1:${port}`;
+  const p = spawnFeedloop(['start'], { HOST: '127.0.0.1', ...env, PORT: String(port) }, url);
+  return waitReady(p, () => isReady(url), readyTimeoutMs);
+}
+
+/**
  * Starts `node dist/cli.js worker` with `env` and waits until it says it is running.
  *
  * @example

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * `<feedloop-feedback>`: thumbs up/down; on thumbs down the error categories and a comment;
  * optional 1-5 stars (`stars`) and quality sliders (`sliders`). Keyboard accessible (native
@@ -173,10 +174,13 @@ ${sliders ? `<form class="scores" aria-label="Quality scores">${SCORES.map(
 
   /** Copy, edit and abandonment, with the host's consent only. */
   #watchImplicit(): void {
-    if (!this.#consent()) return;
+    // Consent is read at each signal: the host may grant or withdraw it after the widget starts.
     const on = (target: EventTarget, type: string, fn: EventListener): void => {
-      target.addEventListener(type, fn);
-      this.#cleanup.push(() => target.removeEventListener(type, fn));
+      const guarded: EventListener = (e) => {
+        if (this.#consent()) fn(e);
+      };
+      target.addEventListener(type, guarded);
+      this.#cleanup.push(() => target.removeEventListener(type, guarded));
     };
     const answerId = this.getAttribute('answer');
     const answer = answerId ? document.getElementById(answerId) : null;

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * `@feedloop/widget`: the `<feedloop-feedback>` web component. Importing this module defines it.
  */

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The widget in real Chromium against a real server (spawned): clicks, keyboard, the thumbs-down
  * comment flow, stars and sliders, copy and edit signals with consent (none without), retry and
