@@ -157,6 +157,7 @@ export async function startFeedloop(options: FeedloopOptions): Promise<ChildServ
     FEEDLOOP_REDIS_PREFIX: prefix,
   };
   const server = await spawnServer([...cliArgs('start'), '--api-only'], env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop');
+  await assumeImplicitConsent(server.url, options.secretKey);
   const stop = server.stop.bind(server);
   server.stop = async (graceMs) => {
     await stop(graceMs);
@@ -184,7 +185,23 @@ export async function startEmbeddedFeedloop(options: { dataDir: string; secretKe
     FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
     ...extraServerEnv(),
   };
-  return spawnServer(cliArgs('start'), env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop (embedded)');
+  const server = await spawnServer(cliArgs('start'), env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop (embedded)');
+  await assumeImplicitConsent(server.url, options.secretKey);
+  return server;
+}
+
+/**
+ * The event mix has implicit signals from users who never opted in: the bench workspace trusts
+ * the host app's consent (`implicitConsent: 'assumed'`, docs/privacy.md), as a production
+ * deployment that asks for consent itself would.
+ */
+async function assumeImplicitConsent(url: string, secretKey: string): Promise<void> {
+  const res = await fetch(`${url}/v1/workspace/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ implicitConsent: 'assumed' }),
+  });
+  if (res.status !== 200) throw new Error(`bench workspace settings: ${res.status} ${await res.text()}`);
 }
 
 /**

@@ -185,7 +185,7 @@ export async function runPipelineBench(): Promise<BenchResult[]> {
     const workerEnv = { REDIS_URL, FEEDLOOP_REDIS_PREFIX: prefix, FEEDLOOP_WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) };
     const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'silent', ...workerEnv });
     const { services, close } = createServices(config, db);
-    const { workspace } = await createWorkspace(db, { name: `bench-${runId}` });
+    const { workspace } = await createWorkspace(db, { name: `bench-${runId}`, settings: { implicitConsent: 'assumed' } });
     const auth: AuthContext = { keyId: 'bench', workspaceId: workspace.id, kind: 'secret', settings: resolveWorkspaceSettings({ dedupWindowSeconds: 0 }) };
     const responses = makeResponses(runId, RESPONSES);
     for (let i = 0; i < responses.length; i += INGEST_CHUNK) await services.ingest.registerResponses(auth, responses.slice(i, i + INGEST_CHUNK));

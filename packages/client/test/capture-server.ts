@@ -43,6 +43,14 @@ const envOf = (dataDir: string, port?: number, extra: Record<string, string> = {
 export async function prepareWorkspace(url: string): Promise<string> {
   const res = await fetch(`${url}/v1/workspace`, { headers: { authorization: `Bearer ${SECRET_KEY}` } });
   if (res.status !== 200) throw new Error(`workspace: ${res.status} ${await res.text()}`);
+  // The widget's implicit signals are sent only with the host's consent flag; the workspace
+  // trusts that flag (issue 11: `assumed`, opt-outs still apply) instead of a per-user consent step.
+  const patched = await fetch(`${url}/v1/workspace/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ implicitConsent: 'assumed' }),
+  });
+  if (patched.status !== 200) throw new Error(`workspace settings: ${patched.status} ${await patched.text()}`);
   return ((await res.json()) as { id: string }).id;
 }
 

@@ -36,7 +36,7 @@ export interface DemoReport {
  * false` when a previous run made it, whose data is then left as it is.
  */
 async function demoWorkspace(db: SqlClient): Promise<{ id: string; created: boolean }> {
-  const { workspace, created } = await createWorkspace(db, { name: DEMO_WORKSPACE });
+  const { workspace, created } = await createWorkspace(db, { name: DEMO_WORKSPACE, settings: { implicitConsent: 'assumed' } });
   return { id: workspace.id, created };
 }
 

@@ -50,6 +50,7 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     report.feedback_events = await count(tx, 'DELETE FROM feedback_events WHERE workspace_id = $1 AND id = ANY ($2::text[])', ev);
     report.feedback_event_ids = await count(tx, 'DELETE FROM feedback_event_ids WHERE workspace_id = $1 AND id = ANY ($2::text[])', ev);
     report.feedback_fingerprints = await count(tx, 'DELETE FROM feedback_fingerprints WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', ev);
+    report.training_applied_events = await count(tx, 'DELETE FROM training_applied_events WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', ev);
     report.pipeline_pending = await count(tx, 'DELETE FROM pipeline_pending WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', ev);
     report.feedback_current_votes = await count(
       tx,
@@ -98,6 +99,7 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     report.feedback_user_stats_daily = await count(tx, 'DELETE FROM feedback_user_stats_daily WHERE workspace_id = $1 AND user_id = $2', p);
     const queries = [...new Set(responses.map((r) => normalizeQuery(r.query)))];
     report.feedback_issue_counts = await count(tx, 'DELETE FROM feedback_issue_counts WHERE workspace_id = $1 AND query = ANY ($2::text[])', [workspaceId, queries]);
+    report.feedback_issue_counts_weekly = await count(tx, 'DELETE FROM feedback_issue_counts_weekly WHERE workspace_id = $1 AND query = ANY ($2::text[])', [workspaceId, queries]);
     report.user_consent = await count(tx, 'DELETE FROM user_consent WHERE workspace_id = $1 AND user_id = $2', p);
     report.responses = await count(tx, 'DELETE FROM responses WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, responseIds]);
     const keepFrom = keepDaysFrom.toISOString().slice(0, 10);
