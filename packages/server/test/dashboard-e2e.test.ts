@@ -2,8 +2,8 @@
  * The dashboard end to end: a real server (embedded database) seeded by `feedloop demo`'s code
  * (a fifth of its traffic, to keep the test short), the built dashboard, and Debian's Chromium.
  * Every page loads without console errors; filters change the response list; an alert rule edit
- * is saved; an export downloads; the Users and Documents pages say their API is not on this
- * server. Screenshots of each page at 1280 px and 390 px go to docs/screenshots/.
+ * is saved; an export downloads; the Documents and Users pages show the documents, privacy and
+ * memory APIs' answers. Screenshots of each page at 1280 px and 390 px go to docs/screenshots/.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -80,9 +80,18 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
         await page.screenshot({ path: join(SHOTS, `${name}-${tag}.png`), fullPage: true });
         expect(await page.textContent('main h1')).toBeTruthy();
       }
-      // Users and Documents: their APIs are not on this branch, and the pages say so.
+      // Documents: the demo's outdated document is in the ranking, least effective first.
       await page.goto(`${url}/#/documents`);
-      await page.waitForSelector('text=Not available on this server');
+      await page.selectOption('#sort', 'asc');
+      await page.waitForSelector('text=doc-old-retention-2023');
+      // Users: one demo user's consent, memory and data, from the privacy and memory APIs.
+      await page.goto(`${url}/#/users`);
+      await page.fill('#user', 'user-7');
+      await page.click('form.toolbar button[type=submit]');
+      await page.waitForSelector('text=What feedloop holds about this user');
+      await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
+      expect(await page.locator('text=Not available on this server').count()).toBe(0);
+      await page.screenshot({ path: join(SHOTS, `users-user-7-${tag}.png`), fullPage: true });
       expect(errors.filter((e) => !e.includes('404'))).toEqual([]);
       await context.close();
     }, 120_000);

@@ -1,44 +1,83 @@
 /**
- * Documents: the effectiveness ranking of the documents responses drew on
- * (`GET /v1/documents?sort=`, built by the memory/documents API; "not available" until it exists).
+ * Documents: the effectiveness ranking of the documents responses drew on (`GET /v1/documents`,
+ * ADR-016): per document or per source, uses, votes, flags and the smoothed score with its 95 %
+ * interval. A server without the route says so.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Show, num, useLoad } from '../ui.js';
 
-interface Doc { documentId?: string; id?: string; positive?: number; negative?: number; effectiveness?: number | null; score?: number | null; [k: string]: unknown }
+interface Doc {
+  documentId?: string;
+  source?: string;
+  uses: number;
+  positive: number;
+  negative: number;
+  flaggedIrrelevant: number;
+  flaggedMissing: number;
+  effectiveness: number;
+  interval: [number, number];
+}
 
 /** The Documents page. */
 export function Documents() {
-  const [sort, setSort] = useState('effectiveness');
-  const [docs] = useLoad(() => api<{ documents?: Doc[]; data?: Doc[] }>('GET', `/v1/documents?sort=${sort}`), [sort]);
+  const [order, setOrder] = useState<'desc' | 'asc'>('desc');
+  const [by, setBy] = useState<'document' | 'source'>('document');
+  const [docs] = useLoad(() => api<{ data: Doc[]; total: number }>('GET', `/v1/documents?sort=effectiveness&order=${order}&by=${by}`), [order, by]);
   return (
     <>
       <div class="toolbar">
         <label for="sort">Sort by</label>
-        <select id="sort" value={sort} onChange={(e) => setSort(e.currentTarget.value)}>
-          <option value="effectiveness">most effective</option>
-          <option value="-effectiveness">least effective</option>
+        <select id="sort" value={order} onChange={(e) => setOrder(e.currentTarget.value as 'desc' | 'asc')}>
+          <option value="desc">most effective</option>
+          <option value="asc">least effective</option>
+        </select>
+        <label for="by">Per</label>
+        <select id="by" value={by} onChange={(e) => setBy(e.currentTarget.value as 'document' | 'source')}>
+          <option value="document">document</option>
+          <option value="source">source</option>
         </select>
       </div>
       <Show value={docs} height={300}>
-        {(d) => {
-          const list = d.documents ?? d.data ?? [];
-          return list.length === 0 ? <p class="note">No documents yet: register responses with contextDocumentIds.</p> : (
+        {(d) =>
+          d.data.length === 0 ? (
+            <p class="note">No documents yet: register responses with contextDocumentIds.</p>
+          ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th scope="col">Document</th><th scope="col" class="n">Positive</th><th scope="col" class="n">Negative</th><th scope="col" class="n">Effectiveness</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">{by === 'source' ? 'Source' : 'Document'}</th>
+                    <th scope="col" class="n">Uses</th>
+                    <th scope="col" class="n">Positive</th>
+                    <th scope="col" class="n">Negative</th>
+                    <th scope="col" class="n">Flagged irrelevant</th>
+                    <th scope="col" class="n">Flagged missing</th>
+                    <th scope="col" class="n">Effectiveness (95 % interval)</th>
+                  </tr>
+                </thead>
                 <tbody>
-                  {list.map((x) => {
-                    const id = String(x.documentId ?? x.id ?? '');
-                    const eff = x.effectiveness ?? x.score ?? null;
-                    return <tr key={id}><td>{id}</td><td class="n">{num(x.positive ?? null)}</td><td class="n">{num(x.negative ?? null)}</td><td class="n">{typeof eff === 'number' ? eff.toFixed(2) : '–'}</td></tr>;
+                  {d.data.map((x) => {
+                    const id = x.documentId ?? x.source ?? '';
+                    return (
+                      <tr key={id}>
+                        <td>{id}</td>
+                        <td class="n">{num(x.uses)}</td>
+                        <td class="n">{num(x.positive)}</td>
+                        <td class="n">{num(x.negative)}</td>
+                        <td class="n">{num(x.flaggedIrrelevant)}</td>
+                        <td class="n">{num(x.flaggedMissing)}</td>
+                        <td class="n">
+                          {x.effectiveness.toFixed(2)} ({x.interval[0].toFixed(2)}–{x.interval[1].toFixed(2)})
+                        </td>
+                      </tr>
+                    );
                   })}
                 </tbody>
               </table>
             </div>
-          );
-        }}
+          )
+        }
       </Show>
     </>
   );

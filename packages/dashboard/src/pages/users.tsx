@@ -13,7 +13,10 @@ function UserPanels({ userId }: { userId: string }) {
   const u = encodeURIComponent(userId);
   const [consent, reloadConsent] = useLoad(() => api<Record<string, unknown>>('GET', `/v1/users/${u}/consent`), [userId]);
   const [data] = useLoad(() => api<Record<string, unknown>>('GET', `/v1/users/${u}/data`), [userId]);
-  const [memory] = useLoad(() => api<{ text: string; items: Array<Record<string, unknown>> }>('GET', `/v1/users/${u}/context?explain=true`), [userId]);
+  const [memory] = useLoad(
+    () => api<{ text: string; items: Array<{ kind: string; text: string; support: number; weight: number; eventIds?: string[] }> }>('GET', `/v1/users/${u}/context?explain=true`),
+    [userId],
+  );
   const [confirm, setConfirm] = useState('');
   const [status, setStatus] = useState('');
   return (
@@ -35,7 +38,17 @@ function UserPanels({ userId }: { userId: string }) {
           {(m) => (
             <>
               <p>{m.text || 'Nothing remembered.'}</p>
-              <ul>{m.items.map((it, i) => <li key={i}>{String(it.text ?? it.value ?? '')} <span class="note">{String(it.explanation ?? it.reason ?? '')}</span></li>)}</ul>
+              <ul>
+                {m.items.map((it, i) => (
+                  <li key={i}>
+                    {it.text}{' '}
+                    <span class="note">
+                      ({it.kind}: {it.support} events, weight {it.weight.toFixed(1)}
+                      {it.eventIds && it.eventIds.length > 0 ? `; events ${it.eventIds.slice(0, 5).join(', ')}${it.eventIds.length > 5 ? ', …' : ''}` : ''})
+                    </span>
+                  </li>
+                ))}
+              </ul>
             </>
           )}
         </Show>
