@@ -296,6 +296,7 @@ describe.skipIf(!postgres?.available || !redisUp)('README: Production profile an
       'feedloop import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]', // import-jsonl-cli.test.ts
       'feedloop export <format>|--batch <id> --out F|s3://bucket/key', // export-cli.test.ts
       'feedloop demo [--seed-only]', // dashboard-e2e.test.ts (runDemo, the command's code)
+      'feedloop mcp', // mcp.test.ts
     ];
     const documented = cliLines.map((l) => l.split(/\s{2,}/)[0] as string);
     expect(documented.filter((d) => !ranElsewhere.includes(d)).sort()).toEqual(Object.keys(forms).sort());
