@@ -17,10 +17,15 @@ const CATEGORIES = ['missing_context', 'wrong_context', 'ignored_constraints', '
 const SCORES = ['accuracy', 'completeness', 'styleMatch'] as const;
 const label = (s: string): string => s.replace(/_|(?=[A-Z])/g, ' ').toLowerCase();
 
+// Inline icons, not emoji: a system without an emoji font (headless Chromium, some Linux
+// desktops) would show empty boxes. Thumb outline after Feather icons (MIT); down is it turned.
+const THUMB =
+  '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M14 9V5a3 3 0 0 0-3-3l-4 9v11h11.28a2 2 0 0 0 2-1.7l1.38-9a2 2 0 0 0-2-2.3zM7 22H4a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2h3"/></svg>';
+
 const STYLE = `:host{display:block;font:var(--feedloop-font,14px system-ui,sans-serif);color:var(--feedloop-fg,#1f2328)}
 .w{background:var(--feedloop-bg,#f6f8fa);border-radius:var(--feedloop-radius,8px);padding:8px 12px;display:grid;gap:8px}
 button{font:inherit;cursor:pointer;border:1px solid #0003;border-radius:var(--feedloop-radius,8px);background:#fff;color:inherit;padding:4px 10px}
-button[aria-pressed=true]{background:var(--feedloop-accent,#0969da);color:#fff}
+button svg{display:block}button[aria-pressed=true]{background:var(--feedloop-accent,#0969da);color:#fff}
 button:focus-visible,input:focus-visible,textarea:focus-visible{outline:2px solid var(--feedloop-accent,#0969da);outline-offset:2px}
 .row{display:flex;gap:6px;align-items:center;flex-wrap:wrap}fieldset{border:0;margin:0;padding:0}textarea{font:inherit;width:100%;box-sizing:border-box}
 [hidden]{display:none!important}.s{min-height:1.2em;font-size:.9em}`;
@@ -28,6 +33,8 @@ button:focus-visible,input:focus-visible,textarea:focus-visible{outline:2px soli
 /** The widget element. */
 export class FeedloopFeedback extends HTMLElement {
   #client: FeedloopClient | undefined;
+  /** The attributes the client was made with. */
+  #clientConfig = '';
   #root: ShadowRoot;
   #interacted = false;
   #shownAt = Date.now();
@@ -43,10 +50,23 @@ export class FeedloopFeedback extends HTMLElement {
     return this.getAttribute('response-id') ?? '';
   }
 
+  /** Attributes that configure the client: a change (re)connects it. */
+  static get observedAttributes(): string[] {
+    return ['endpoint', 'token', 'public-key', 'response-id'];
+  }
+
   connectedCallback(): void {
     this.#shownAt = Date.now();
     this.#render();
     this.#watchImplicit();
+    // Made now, not at the first click: what a previous page left queued (offline) goes out on load.
+    this.#clientOf();
+  }
+
+  attributeChangedCallback(_name: string, old: string | null, value: string | null): void {
+    if (old === value || !this.isConnected) return;
+    // Hosts often set the token after the element is defined: connect with the new configuration.
+    this.#clientOf();
   }
 
   disconnectedCallback(): void {
@@ -75,10 +95,15 @@ export class FeedloopFeedback extends HTMLElement {
   }
 
   #clientOf(): FeedloopClient | undefined {
-    if (this.#client) return this.#client;
     const url = this.getAttribute('endpoint') ?? location.origin;
     const token = this.getAttribute('token');
     const key = this.getAttribute('public-key');
+    const config = JSON.stringify([url, token, key, this.responseId]);
+    if (this.#client && config === this.#clientConfig) return this.#client;
+    // A changed configuration: the old client sends what it still holds, then stops.
+    void this.#client?.shutdown().catch(() => undefined);
+    this.#client = undefined;
+    this.#clientConfig = config;
     if (!token && !key) return undefined;
     this.#client = new FeedloopClient({
       url,
@@ -112,8 +137,8 @@ export class FeedloopFeedback extends HTMLElement {
     const sliders = this.hasAttribute('sliders');
     this.#root.innerHTML = `<style>${STYLE}</style><div class="w" part="container">
 <div class="row" role="group" aria-label="Was this answer helpful?"><span>Helpful?</span>
-<button type="button" class="up" aria-label="Thumbs up: helpful" aria-pressed="false">👍</button>
-<button type="button" class="down" aria-label="Thumbs down: not helpful" aria-pressed="false">👎</button></div>
+<button type="button" class="up" aria-label="Thumbs up: helpful" aria-pressed="false">${THUMB}</button>
+<button type="button" class="down" aria-label="Thumbs down: not helpful" aria-pressed="false">${THUMB.replace('<path', '<path transform="rotate(180 12 12)"')}</button></div>
 <form class="more" hidden aria-label="What went wrong?"><fieldset><legend>What went wrong?</legend><div class="row">${CATEGORIES.map(
       (c) => `<label><input type="checkbox" name="cat" value="${c}"> ${label(c)}</label>`,
     ).join('')}</div></fieldset>

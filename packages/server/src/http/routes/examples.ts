@@ -12,9 +12,10 @@ import type { AppServices } from '../services.js';
 /** Where the monorepo's widget build lands, from this file in packages/server/{src,dist}/http/routes. */
 const WIDGET_BUNDLE = new URL('../../../../widget/dist/feedloop-widget.js', import.meta.url);
 
+// The empty icon link keeps browsers from asking for /favicon.ico (a 404 in every console).
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>feedloop widget example</title>
+<title>feedloop widget example</title><link rel="icon" href="data:,">
 <style>body{font:15px system-ui,sans-serif;max-width:720px;margin:32px auto;padding:0 16px;color:#1f2328}
 pre,textarea{font:13px ui-monospace,monospace}#answer{width:100%;min-height:5em;box-sizing:border-box}
 feedloop-feedback{margin-top:12px;--feedloop-accent:#8250df}code{background:#f6f8fa;padding:1px 4px}</style></head>
