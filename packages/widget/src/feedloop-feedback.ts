@@ -28,7 +28,7 @@ button{font:inherit;cursor:pointer;border:1px solid #0003;border-radius:var(--fe
 button svg{display:block}button[aria-pressed=true]{background:var(--feedloop-accent,#0969da);color:#fff}
 button:focus-visible,input:focus-visible,textarea:focus-visible{outline:2px solid var(--feedloop-accent,#0969da);outline-offset:2px}
 .row{display:flex;gap:6px;align-items:center;flex-wrap:wrap}fieldset{border:0;margin:0;padding:0}textarea{font:inherit;width:100%;box-sizing:border-box}
-[hidden]{display:none!important}.s{min-height:1.2em;font-size:.9em}`;
+[hidden]{display:none!important}.c,.more{display:grid;gap:4px}.scores{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:center}.stars .on{color:var(--feedloop-accent,#0969da);border-color:currentColor}.s{min-height:1.2em;font-size:.9em}`;
 
 /** The widget element. */
 export class FeedloopFeedback extends HTMLElement {
@@ -142,7 +142,7 @@ export class FeedloopFeedback extends HTMLElement {
 <form class="more" hidden aria-label="What went wrong?"><fieldset><legend>What went wrong?</legend><div class="row">${CATEGORIES.map(
       (c) => `<label><input type="checkbox" name="cat" value="${c}"> ${label(c)}</label>`,
     ).join('')}</div></fieldset>
-<label>Comment <textarea name="comment" rows="2" maxlength="2000" aria-label="Comment"></textarea></label>
+<label class="c">Comment <textarea name="comment" rows="2" maxlength="2000" aria-label="Comment"></textarea></label>
 <div class="row"><button type="submit" class="send">Send</button></div></form>
 ${stars ? `<div class="row stars" role="radiogroup" aria-label="Rate this answer from 1 to 5 stars">${[1, 2, 3, 4, 5]
       .map((n) => `<button type="button" role="radio" aria-checked="false" data-n="${n}" aria-label="${n} star${n > 1 ? 's' : ''}">★</button>`)
@@ -181,7 +181,11 @@ ${sliders ? `<form class="scores" aria-label="Quality scores">${SCORES.map(
     this.#root.querySelectorAll<HTMLButtonElement>('.stars button').forEach((b, i, all) => {
       b.onclick = () => {
         this.#interacted = true;
-        all.forEach((x, j) => x.setAttribute('aria-checked', String(j === i)));
+        all.forEach((x, j) => {
+          x.setAttribute('aria-checked', String(j === i));
+          // The chosen star and those before it are lit.
+          x.classList.toggle('on', j <= i);
+        });
         this.#send((c, r) => c.rating(r, { payload: { rating: i + 1 } }));
       };
     });

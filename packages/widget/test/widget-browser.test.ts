@@ -64,6 +64,8 @@ describe.skipIf(!chromiumAvailable())('<feedloop-feedback> in Chromium', () => {
     const w = page.locator('feedloop-feedback');
     await w.getByRole('button', { name: 'Thumbs up: helpful' }).waitFor();
     await page.screenshot({ path: `${SHOTS}widget.png` });
+    // Icons are inline SVG: no emoji font needed (headless Chromium has none and showed boxes).
+    expect(await w.locator('button.up svg, button.down svg').count()).toBe(2);
 
     await w.getByRole('button', { name: 'Thumbs up: helpful' }).click();
     expect(await w.getByRole('button', { name: 'Thumbs up: helpful' }).getAttribute('aria-pressed')).toBe('true');
