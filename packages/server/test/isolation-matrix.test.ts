@@ -75,6 +75,13 @@ const PUBLIC_KEY_ROUTES = new Set([
   'POST /api/v1/feedback/rating',
 ]);
 
+/**
+ * Routes authenticated by a signed feedback token in the path instead of a key (issue 13): any
+ * key is ignored, and a token that is not one of the workspace's is 401 TOKEN_INVALID, whoever
+ * calls (feedback-tokens.test.ts covers scope and another workspace's tokens).
+ */
+const TOKEN_ROUTES = new Set(['POST /v1/feedback/token/{token}']);
+
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`isolation matrix on ${backend.name}`, () => {
     let t: TestApp;
@@ -129,6 +136,10 @@ for (const backend of BACKENDS) {
           if (res.statusCode >= 500) problems.push(`5xx: ${name}`);
           if (res.body.includes(MARK) || res.body.includes(t.workspaceId)) problems.push(`A's data: ${name}`);
           if (res.statusCode >= 400 && !/^FEEDLOOP_ERR_/.test(res.json().error?.code ?? '')) problems.push(`uncoded: ${name}`);
+          if (TOKEN_ROUTES.has(`${route.method} ${route.path}`)) {
+            if (res.statusCode !== 401 || res.json().error?.code !== 'FEEDLOOP_ERR_TOKEN_INVALID') problems.push(`not 401 TOKEN_INVALID for a bogus token: ${name}`);
+            continue;
+          }
           const secretRoute = !PUBLIC_KEY_ROUTES.has(`${route.method} ${route.path}`);
           if (keyKind === 'public' && secretRoute && res.statusCode !== 403) problems.push(`not 403 for a public key: ${name}`);
           if (keyKind === 'secret' && BY_ID.has(`${route.method} ${route.path}`) && res.statusCode !== 404) problems.push(`not 404: ${name}`);
@@ -148,7 +159,8 @@ for (const backend of BACKENDS) {
         for (const route of routes) {
           const res = await t.app.inject({ method: route.method as 'GET', url: route.url, headers, ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { payload: bodyFor(route) as object }) });
           expect(res.statusCode, `${route.method} ${route.path}: ${res.body}`).toBe(401);
-          expect(res.json().error.code).toMatch(/^FEEDLOOP_ERR_AUTH_(MISSING|INVALID)_KEY$/);
+          const expected = TOKEN_ROUTES.has(`${route.method} ${route.path}`) ? /^FEEDLOOP_ERR_TOKEN_INVALID$/ : /^FEEDLOOP_ERR_AUTH_(MISSING|INVALID)_KEY$/;
+          expect(res.json().error.code).toMatch(expected);
         }
       }
     });
