@@ -124,7 +124,7 @@ export const alertRoutes: FastifyPluginAsync<AppServices> = async (app, { db, me
     schema: {
       summary: 'One alert: the page a notification links to',
       tags: ['alerts'],
-      params: z.object({ id: z.string().min(1).max(200) }),
+      params: z.strictObject({ id: z.string().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, 'not an alert id') }),
       response: { 200: alertView },
     },
     handler: async (request) => {
