@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_TIMEOUT: { status: 408, description: 'The client did not send the whole request in time' },
   FEEDLOOP_ERR_WORKSPACE_NOT_FOUND: { status: 404, description: 'No workspace with that id or name' },
   FEEDLOOP_ERR_KEY_NOT_FOUND: { status: 404, description: 'No key with that id in this workspace' },
+  FEEDLOOP_ERR_KEY_LAST_SECRET: { status: 409, description: 'The key is the workspace\'s last active secret key; create another before revoking it' },
   FEEDLOOP_ERR_WEBHOOK_NOT_FOUND: { status: 404, description: 'No webhook with that id in this workspace' },
   FEEDLOOP_ERR_ALERT_NOT_FOUND: { status: 404, description: 'No alert with that id in this workspace' },
   FEEDLOOP_ERR_WEBHOOK_URL_FORBIDDEN: { status: 400, description: 'The webhook URL points into a private, loopback, link-local or otherwise non-public network' },

@@ -22,12 +22,12 @@ interface Route {
 }
 
 /** The routes of the API, from its OpenAPI document, with A's ids in their path parameters. */
-async function documentedRoutes(t: TestApp, webhookId: string): Promise<Route[]> {
+async function documentedRoutes(t: TestApp, webhookId: string, keyId: string): Promise<Route[]> {
   const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, unknown>> };
   const routes: Route[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const method of Object.keys(methods)) {
-      const id = path.startsWith('/v1/webhooks') ? webhookId : A_RESPONSE;
+      const id = path.startsWith('/v1/webhooks') ? webhookId : path.startsWith('/v1/keys') ? keyId : A_RESPONSE;
       routes.push({ method: method.toUpperCase(), path, url: path.replace(/\{[^}]+\}/g, encodeURIComponent(id)) });
     }
   }
@@ -45,6 +45,7 @@ function bodyFor(route: Route): unknown {
     'POST /v1/responses': { id: A_RESPONSE, query: 'q of B', answer: 'a of B', sessionId: A_SESSION },
     'POST /v1/responses/batch': { responses: [{ id: A_RESPONSE, query: 'q of B', answer: 'a of B' }] },
     'POST /v1/webhooks': { url: 'https://93.184.215.14/b-hook', events: ['feedback.submitted'] },
+    'POST /v1/keys': { kind: 'public', name: 'of B' },
     'PATCH /v1/workspace/settings': {},
     'POST /api/v1/feedback/submit': { response_id: A_RESPONSE, feedback_type: 'thumbs_down', session_id: A_SESSION, user_id: A_USER },
     'POST /api/v1/feedback/rating': { response_id: A_RESPONSE, session_id: A_SESSION, data: { rating: 1 } },
@@ -63,7 +64,7 @@ function queryFor(route: Route): string {
 }
 
 /** Routes that read one of A's things by id: another workspace must get a 404. */
-const BY_ID = new Set(['GET /v1/responses/{id}', 'DELETE /v1/webhooks/{id}', 'GET /v1/webhooks/{id}/deliveries']);
+const BY_ID = new Set(['GET /v1/responses/{id}', 'DELETE /v1/webhooks/{id}', 'GET /v1/webhooks/{id}/deliveries', 'DELETE /v1/keys/{id}']);
 
 /** The routes a public key may call (feedback submission); every other one answers it 403. */
 const PUBLIC_KEY_ROUTES = new Set([
@@ -91,11 +92,12 @@ for (const backend of BACKENDS) {
 
     const countsOfA = async () =>
       (
-        await t.db.query<{ r: number; f: number; w: number; p: number }>(
+        await t.db.query<{ r: number; f: number; w: number; p: number; k: number }>(
           `SELECT (SELECT count(*)::int FROM responses WHERE workspace_id = $1) AS r,
                   (SELECT count(*)::int FROM feedback_events WHERE workspace_id = $1) AS f,
                   (SELECT count(*)::int FROM webhooks WHERE workspace_id = $1) AS w,
-                  (SELECT count(*)::int FROM pipeline_pending WHERE workspace_id = $1) AS p`,
+                  (SELECT count(*)::int FROM pipeline_pending WHERE workspace_id = $1) AS p,
+                  (SELECT count(*)::int FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL) AS k`,
           [t.workspaceId],
         )
       )[0];
@@ -112,7 +114,9 @@ for (const backend of BACKENDS) {
       webhookId = (await post('/v1/webhooks', { url: `https://93.184.215.14/${MARK}-hook`, events: ['feedback.submitted'] })).id;
       const other = await t.otherWorkspace();
       b = { ...other, publicKey: (await createApiKey(t.db, other.workspaceId, 'public')).key };
-      routes = await documentedRoutes(t, webhookId);
+      // A key of A's with the mark in its name: B must neither list nor revoke it.
+      const keyOfA = (await createApiKey(t.db, t.workspaceId, 'public', { name: `${MARK} key` })).info.id;
+      routes = await documentedRoutes(t, webhookId, keyOfA);
     });
     afterAll(() => t.close());
 

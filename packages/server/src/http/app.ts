@@ -18,6 +18,7 @@ import { insightsRoutes } from './routes/insights.js';
 import { responseRoutes } from './routes/responses.js';
 import { statsRoutes } from './routes/stats.js';
 import { statsReportRoutes } from './routes/stats-report.js';
+import { keyRoutes } from './routes/keys.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
@@ -102,6 +103,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(responseRoutes, services);
   await app.register(workspaceRoutes, services);
   await app.register(webhookRoutes, services);
+  await app.register(keyRoutes, services);
   await app.register(compatRoutes, services);
   await app.register(statsRoutes, services);
   await app.register(alertRoutes, services);

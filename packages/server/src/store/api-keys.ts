@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { appendAudit } from './audit-log.js';
 import { FeedloopError } from '../errors.js';
-import type { SqlExecutor } from '../db/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 
 /** What a key may do. */
 export type KeyKind = 'secret' | 'public';
@@ -80,7 +80,7 @@ export async function createApiKey(
   db: SqlExecutor,
   workspaceId: string,
   kind: KeyKind,
-  options: { key?: string; name?: string } = {},
+  options: { key?: string; name?: string; actorKeyId?: string } = {},
 ): Promise<{ key: string; info: ApiKeyInfo; created: boolean }> {
   const key = options.key ?? generateKey(kind);
   const rows = await db.query<KeyRow>(
@@ -90,7 +90,7 @@ export async function createApiKey(
   );
   if (rows[0]) {
     // Key changes go to the audit log (issue 11): the key's id and prefix, never the key.
-    await appendAudit(db, { workspaceId, action: 'key.created', subject: rows[0].id, details: { kind, prefix: rows[0].prefix, name: rows[0].name } });
+    await appendAudit(db, { workspaceId, action: 'key.created', actorKeyId: options.actorKeyId ?? null, subject: rows[0].id, details: { kind, prefix: rows[0].prefix, name: rows[0].name } });
     return { key, info: toInfo(rows[0]), created: true };
   }
   const existing = await db.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [hashKey(key)]);
@@ -128,12 +128,50 @@ export async function listApiKeys(db: SqlExecutor, workspaceId: string): Promise
  *
  * @throws FeedloopError `FEEDLOOP_ERR_KEY_NOT_FOUND` when the workspace has no such key.
  */
-export async function revokeApiKey(db: SqlExecutor, workspaceId: string, keyId: string): Promise<ApiKeyInfo> {
+export async function revokeApiKey(db: SqlExecutor, workspaceId: string, keyId: string, actorKeyId?: string): Promise<ApiKeyInfo> {
   const rows = await db.query<KeyRow>(
     'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE workspace_id = $1 AND id = $2 RETURNING *',
     [workspaceId, keyId],
   );
-  if (!rows[0]) throw new FeedloopError('FEEDLOOP_ERR_KEY_NOT_FOUND', `no key ${keyId} in workspace ${workspaceId}`, { field: 'keyId' });
-  await appendAudit(db, { workspaceId, action: 'key.revoked', subject: keyId, details: { kind: rows[0].kind, prefix: rows[0].prefix } });
+  if (!rows[0]) throw new FeedloopError('FEEDLOOP_ERR_KEY_NOT_FOUND', `id: no key ${JSON.stringify(keyId)} in this workspace`, { field: 'id' });
+  await appendAudit(db, {
+    workspaceId,
+    action: 'key.revoked',
+    subject: keyId,
+    actorKeyId: actorKeyId ?? null,
+    details: { kind: rows[0].kind, prefix: rows[0].prefix },
+  });
   return toInfo(rows[0]);
+}
+
+/**
+ * Revokes a key as the HTTP API does: like {@link revokeApiKey}, but never the workspace's last
+ * active secret key, which would lock its owners out of everything but the CLI. The target and
+ * every active secret key are locked first (in id order, so two revocations cannot deadlock), so
+ * two concurrent revocations of the last two secret keys cannot both succeed.
+ *
+ * @throws FeedloopError `FEEDLOOP_ERR_KEY_NOT_FOUND` when the workspace has no such key,
+ *   `FEEDLOOP_ERR_KEY_LAST_SECRET` when it is the last active secret key.
+ * @example
+ * await revokeApiKeyKeepingAccess(db, ws.id, key.id, callerKeyId)
+ */
+export async function revokeApiKeyKeepingAccess(db: SqlClient, workspaceId: string, keyId: string, actorKeyId?: string): Promise<ApiKeyInfo> {
+  return db.transaction(async (tx) => {
+    const locked = await tx.query<{ id: string; kind: KeyKind; revoked_at: Date | null }>(
+      `SELECT id, kind, revoked_at FROM api_keys
+        WHERE workspace_id = $1 AND (id = $2 OR (kind = 'secret' AND revoked_at IS NULL))
+        ORDER BY id FOR UPDATE`,
+      [workspaceId, keyId],
+    );
+    const target = locked.find((k) => k.id === keyId);
+    const othersActive = locked.some((k) => k.id !== keyId && k.kind === 'secret' && k.revoked_at === null);
+    if (target?.kind === 'secret' && target.revoked_at === null && !othersActive) {
+      throw new FeedloopError(
+        'FEEDLOOP_ERR_KEY_LAST_SECRET',
+        `id: key ${keyId} is the workspace's last active secret key; create another secret key before revoking it`,
+        { field: 'id' },
+      );
+    }
+    return revokeApiKey(tx, workspaceId, keyId, actorKeyId);
+  });
 }
