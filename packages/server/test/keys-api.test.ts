@@ -83,19 +83,22 @@ for (const backend of BACKENDS) {
 
     it('lets only one of two concurrent revocations of the last two secret keys succeed', async () => {
       // Straight to the store: over HTTP the loser's own key may already be revoked (a 401).
-      const { workspaceId, secretKey } = await t.otherWorkspace();
-      const a = (await call('GET', '/v1/keys', bearer(secretKey))).json().keys[0];
-      const b = (await call('POST', '/v1/keys', bearer(secretKey), { kind: 'secret' })).json();
-      const results = await Promise.allSettled([revokeApiKeyKeepingAccess(t.db, workspaceId, a.id), revokeApiKeyKeepingAccess(t.db, workspaceId, b.id)]);
-      expect(results.map((r) => (r.status === 'fulfilled' ? 'revoked' : (r.reason as { code: string }).code)).sort()).toEqual([
-        'FEEDLOOP_ERR_KEY_LAST_SECRET',
-        'revoked',
-      ]);
-      const [{ active }] = (await t.db.query<{ active: number }>(
-        'SELECT count(*)::int AS active FROM api_keys WHERE id IN ($1, $2) AND revoked_at IS NULL',
-        [a.id, b.id],
-      )) as [{ active: number }];
-      expect(active).toBe(1);
+      // Twenty rounds: without the row locks both transactions read two active keys and both revoke.
+      for (let round = 0; round < 20; round++) {
+        const { workspaceId, secretKey } = await t.otherWorkspace();
+        const a = (await call('GET', '/v1/keys', bearer(secretKey))).json().keys[0];
+        const b = (await call('POST', '/v1/keys', bearer(secretKey), { kind: 'secret' })).json();
+        const results = await Promise.allSettled([revokeApiKeyKeepingAccess(t.db, workspaceId, a.id), revokeApiKeyKeepingAccess(t.db, workspaceId, b.id)]);
+        expect(results.map((r) => (r.status === 'fulfilled' ? 'revoked' : (r.reason as { code: string }).code)).sort()).toEqual([
+          'FEEDLOOP_ERR_KEY_LAST_SECRET',
+          'revoked',
+        ]);
+        const [{ active }] = (await t.db.query<{ active: number }>(
+          'SELECT count(*)::int AS active FROM api_keys WHERE id IN ($1, $2) AND revoked_at IS NULL',
+          [a.id, b.id],
+        )) as [{ active: number }];
+        expect(active).toBe(1);
+      }
     });
 
     it('answers bad input with a coded 400 naming the field, and changes nothing', async () => {
