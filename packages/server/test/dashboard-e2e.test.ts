@@ -132,6 +132,49 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     await context.close();
   });
 
+  it('creates and revokes a key, adds a webhook and saves a privacy setting from Settings', async () => {
+    const { page, errors, context } = await loggedIn(1280, 900);
+    await page.goto(`${url}/#/settings`);
+    await page.waitForSelector('text=this session');
+    await page.selectOption('#key-kind', 'public');
+    await page.fill('#key-name', 'e2e widget');
+    await page.click('text=Create key');
+    const shown = (await page.textContent('#new-key')) ?? '';
+    expect(shown).toMatch(/^fl_pk_[A-Za-z0-9_-]{43}$/);
+    // The new key works for what a public key may do, and the list never shows it again.
+    const vote = await fetch(`${url}/v1/feedback`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shown}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ responseId: 'e2e-key-check', type: 'thumbs_up' }),
+    });
+    expect(vote.status).toBeLessThan(300);
+    await page.click('text=Done');
+    expect(await page.locator(`text=${shown}`).count()).toBe(0);
+    await page.click(`button[aria-label="Revoke key ${shown.slice(0, 10)}"]`);
+    await page.click('text=Revoke now');
+    await page.waitForSelector(`text=Revoked ${shown.slice(0, 10)}`);
+    const refused = await fetch(`${url}/v1/feedback`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shown}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ responseId: 'e2e-key-check', type: 'thumbs_up' }),
+    });
+    expect(refused.status).toBe(401);
+
+    await page.fill('#hook', 'https://93.184.215.14/e2e-hook');
+    await page.click('text=Add webhook');
+    await page.waitForSelector('text=Signing secret (shown once)');
+    await page.waitForSelector('text=https://93.184.215.14/e2e-hook');
+
+    await page.fill('#setting-retentionDays', '45');
+    await page.click('form.settings-form button[type=submit]');
+    await page.waitForSelector('text=Saved retention (days).');
+    const ws = (await (await fetch(`${url}/v1/workspace`, { headers: { authorization: `Bearer ${key}` } })).json()) as { settings: { retentionDays: number } };
+    expect(ws.settings.retentionDays).toBe(45);
+    await page.screenshot({ path: join(SHOTS, 'settings-keys-1280.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('downloads an export', async () => {
     const { page, context } = await loggedIn(1280, 900);
     await page.goto(`${url}/#/exports`);
