@@ -149,7 +149,9 @@ for (const backend of BACKENDS) {
       // diff (1.4 s here). The bounds leave room for a machine loaded by other suites.
       expect(thumbsDone.filter((at) => at < firstCorrectionAt).length).toBeGreaterThanOrEqual(3);
       expect(loop.max / 1e6).toBeLessThan(1_000);
-    });
+      // The diffs run at nice 19: on a 2-core machine busy with other suites they can take a
+      // minute to get CPU time, which is the point of the niceness, not a failure.
+    }, 120_000);
 
     it('caps public keys: a body over the limit is 413, a batch over 10 events is 400 on events; nothing stored', async () => {
       await registerResponse('r-cap', 'short answer');
