@@ -8,12 +8,11 @@
  * also applies the migrations, whose catalog work grows the same heaps.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FeedloopError } from '../errors.js';
 import type { MigrationReport } from './migrate.js';
-
 
 /** A migration applied, as `migrate` reports it. */
 type AppliedMigration = MigrationReport['applied'][number];
@@ -24,18 +23,39 @@ function initdbScript(): { args: string[] } {
   return { args: ['--import', 'tsx', fileURLToPath(new URL('./pglite-initdb-main.ts', import.meta.url))] };
 }
 
+/** Where a new folder is built before it is moved into place: `<name>.creating-<pid>-<time>`. */
+const stagingPrefix = (dataDir: string): string => `${basename(dataDir)}.creating-`;
+
 /**
  * Creates the data folder's database in a child process, and migrates it there, unless it already
  * holds one (`PG_VERSION`, the file PGlite itself looks for). The caller holds the folder's lock.
  *
+ * The child builds the folder under a staging name beside it, and only a finished, migrated folder
+ * is renamed into place (one atomic rename). A start killed half-way (SIGKILL during initdb or the
+ * first migrations) leaves only a staging folder, which the next start deletes and builds again:
+ * before, it left a folder with `PG_VERSION` but no complete database, and every later start
+ * failed on it.
+ *
  * @returns the migrations the child applied (none when the folder existed).
- * @throws FeedloopError `FEEDLOOP_ERR_INTERNAL` when initdb fails (its output is in the message).
+ * @throws FeedloopError `FEEDLOOP_ERR_INTERNAL` when initdb fails (its output is in the message),
+ *   or when the folder exists, is not empty and holds no database (it is left as it is).
  * @example
  * await ensurePgliteDataDir('./.feedloop/pgdata');
  */
 export async function ensurePgliteDataDir(dataDir: string): Promise<AppliedMigration[]> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return [];
-  const child = spawn(process.execPath, [...initdbScript().args, dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (existsSync(dataDir)) {
+    if (readdirSync(dataDir).length > 0) {
+      throw new FeedloopError(
+        'FEEDLOOP_ERR_INTERNAL',
+        `${dataDir} is not empty but holds no database (no PG_VERSION): move it away, and feedloop creates a new one`,
+      );
+    }
+    rmdirSync(dataDir);
+  }
+  removeStaleStaging(dataDir);
+  const staging = join(dirname(dataDir), `${stagingPrefix(dataDir)}${process.pid}-${Date.now()}`);
+  const child = spawn(process.execPath, [...initdbScript().args, staging], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
@@ -48,8 +68,23 @@ export async function ensurePgliteDataDir(dataDir: string): Promise<AppliedMigra
     child.once('error', reject);
     child.once('exit', (exitCode, signal) => resolve(signal ? null : exitCode));
   });
-  if (code !== 0 || !existsSync(join(dataDir, 'PG_VERSION'))) {
+  if (code !== 0 || !existsSync(join(staging, 'PG_VERSION'))) {
+    rmSync(staging, { recursive: true, force: true });
     throw new FeedloopError('FEEDLOOP_ERR_INTERNAL', `creating the embedded database in ${dataDir} failed (exit ${code ?? 'by signal'}): ${stderr.trim()}`);
   }
+  renameSync(staging, dataDir);
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as AppliedMigration[];
+}
+
+/**
+ * Deletes staging folders that earlier, interrupted starts left beside `dataDir`. Safe: the
+ * caller holds the data folder's lock, so no other start is building one.
+ */
+function removeStaleStaging(dataDir: string): void {
+  const parent = dirname(dataDir);
+  if (!existsSync(parent)) return;
+  const prefix = stagingPrefix(dataDir);
+  for (const name of readdirSync(parent)) {
+    if (name.startsWith(prefix)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
 }
