@@ -37,7 +37,7 @@ function UserPanels({ userId }: { userId: string }) {
         <Show value={memory}>
           {(m) => (
             <>
-              <p>{m.text || 'Nothing remembered.'}</p>
+              <p class="memory">{m.text || 'Nothing remembered.'}</p>
               <ul>
                 {m.items.map((it, i) => (
                   <li key={i}>
