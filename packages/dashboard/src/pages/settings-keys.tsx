@@ -23,7 +23,10 @@ export function KeysPanel() {
   return (
     <>
       <Show value={keys}>
-        {(k) => (
+        {(k) => {
+          // The server refuses to revoke the last active secret key; say so instead of offering it.
+          const lastSecret = k.keys.filter((x) => x.kind === 'secret' && !x.revokedAt).length === 1;
+          return (
           <div class="table-wrap">
             <table>
               <thead><tr><th>Name</th><th>Kind</th><th>Key</th><th>Created</th><th>State</th><th><span class="sr-only">Actions</span></th></tr></thead>
@@ -36,7 +39,7 @@ export function KeysPanel() {
                     <td>{day(x.createdAt)}</td>
                     <td>{x.revokedAt ? `revoked ${day(x.revokedAt)}` : 'active'}</td>
                     <td>
-                      {x.revokedAt ? null : confirming === x.id ? (
+                      {x.revokedAt ? null : lastSecret && x.kind === 'secret' ? <span class="note">last secret key</span> : confirming === x.id ? (
                         <span class="toolbar">
                           <button class="danger" onClick={async () => {
                             try {
@@ -59,7 +62,8 @@ export function KeysPanel() {
               </tbody>
             </table>
           </div>
-        )}
+          );
+        }}
       </Show>
       {created ? (
         <div class="warn" role="status">
