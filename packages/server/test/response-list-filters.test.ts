@@ -4,7 +4,8 @@
  * every page followed by its cursor must give exactly the responses, in exactly the order, that a
  * plain reading of the tables filtered in JavaScript gives. The list's tags (migration 0019) must
  * equal what the counted signals derive after processing, after an erasure and after retention
- * deleted signals.
+ * deleted signals; a comment search must agree whichever way it runs (the comment index's
+ * answer, or the newest-first walk when it is too common).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,11 +106,11 @@ function bruteForce(truth: Truth[], f: ResponseListFilter): string[] {
 }
 
 /** Every page of the list, following the cursor. */
-async function listAll(t: TestApp, f: ResponseListFilter, limit: number): Promise<string[]> {
+async function listAll(t: TestApp, f: ResponseListFilter, limit: number, options?: { commentProbeCap?: number }): Promise<string[]> {
   const ids: string[] = [];
   let after: { createdAt: Date; id: string } | undefined;
   for (let pages = 0; pages < 1_000; pages++) {
-    const page = await listResponses(t.db, t.workspaceId, f, after, limit);
+    const page = await listResponses(t.db, t.workspaceId, f, after, limit, options);
     ids.push(...page.data.map((r) => r.id));
     const last = page.data[page.data.length - 1];
     if (page.nextCursor === null || !last) break;
@@ -230,6 +231,15 @@ for (const backend of BACKENDS) {
       expect(bruteForce(truth, { rating: 'unrated' }).length).toBeGreaterThan(10);
       expect(bruteForce(truth, { category: 'style_mismatch' }).length).toBeGreaterThan(0);
       expect(bruteForce(truth, { comment: 'refund' }).length).toBeGreaterThan(3);
+    });
+
+    it('answers a comment search the same when it is too common for the comment index', async () => {
+      for (const comment of ['refund', 'ok', 'a', '100%', 'nothing like this']) {
+        const expected = bruteForce(truth, { comment });
+        // A cap of 1: every search with a match is "too common" and walks the list instead.
+        expect(await listAll(t, { comment }, 5, { commentProbeCap: 1 }), comment).toEqual(expected);
+        expect(await listAll(t, { comment, rating: 'negative' }, 5, { commentProbeCap: 1 }), comment).toEqual(bruteForce(truth, { comment, rating: 'negative' }));
+      }
     });
 
     it('keeps the tags right after an erasure and after retention deleted signals', async () => {

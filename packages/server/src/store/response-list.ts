@@ -6,8 +6,8 @@
  * Speed: a page stops after `limit` matches of a newest-first walk, and what it walks is what the
  * filters make rarest: a rating or category filter walks its tag in `response_list_tags`
  * (migration 0019), a dimension filter its `(workspace_id, <dimension>, created_at)` index
- * (migration 0016), otherwise `responses (workspace_id, created_at)`. A comment search probes
- * each response's events on the way.
+ * (migration 0016), otherwise `responses (workspace_id, created_at)`. A comment search asks
+ * migration 0020's index of three-letter pieces first.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
 import { categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
@@ -91,16 +91,44 @@ export function decodeListCursor(cursor: string): { createdAt: Date; id: string 
 /** Escapes LIKE's wildcards so a search for `50%` finds "50%". */
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** The text a comment search looks in, written as in migration 0016's index. */
+/** Comment-matching events read at most by the probe of a comment search (see `commentMatches`). */
+export const COMMENT_PROBE_CAP = 10_000;
+
+/** The text a comment search looks in, written as in migration 0020's index so the index serves it. */
 const COMMENT_TEXT = "coalesce(e.payload->>'comment', e.payload->>'reason', e.payload->>'note')";
+
+/**
+ * The responses whose feedback has a comment containing `text`, when few do: the events whose
+ * comment holds every three-letter piece of `text` come from migration 0020's index, and only
+ * those are checked with ILIKE. `undefined` when the search is too common to list this way (at
+ * least `COMMENT_PROBE_CAP` events match: the newest-first walk finds a page of those sooner) or
+ * too short to have a piece (under three letters: the walk, too).
+ *
+ * @example
+ * await commentMatches(db, ws, 'refund') // ['r15', 'r902'] (or undefined for 'the')
+ */
+export async function commentMatches(db: SqlExecutor, workspaceId: string, text: string, cap = COMMENT_PROBE_CAP): Promise<string[] | undefined> {
+  if ([...text].length < 3) return undefined;
+  const rows = await db.query<{ response_id: string }>(
+    `SELECT e.response_id FROM feedback_events e
+      WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL AND ${COMMENT_TEXT} IS NOT NULL
+        AND feedloop_text_grams(e.workspace_id, ${COMMENT_TEXT}) @> feedloop_text_grams($1, $2)
+        AND ${COMMENT_TEXT} ILIKE $3
+      LIMIT $4`,
+    [workspaceId, text, `%${likeLiteral(text)}%`, cap],
+  );
+  return rows.length >= cap ? undefined : [...new Set(rows.map((r) => r.response_id))];
+}
 
 /**
  * One page of a workspace's responses, newest first.
  *
  * What drives the walk (profiled in docs/dashboard.md): with a rating or category filter, that
  * tag's rows of `response_list_tags` newest first (migration 0019), so a rare or absent tag costs
- * what it matches; without one, `responses (workspace_id, created_at)` or a dimension index; the
- * planner picks the cheapest of these starts from the tables' statistics.
+ * what it matches; without one, `responses (workspace_id, created_at)` or a dimension index. A
+ * comment search first asks the comment index which responses match (`commentMatches`); the
+ * planner then picks the cheapest of these starts from the tables' statistics.
+ * `options.commentProbeCap` (tests): events the comment probe reads before it calls a search common.
  *
  * @example
  * const page = await listResponses(db, ws, { rating: 'negative', agent: 'sql' }, undefined, 50);
@@ -112,7 +140,10 @@ export async function listResponses(
   filter: ResponseListFilter,
   after: { createdAt: Date; id: string } | undefined,
   limit: number,
+  options: { commentProbeCap?: number } = {},
 ): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
+  const commentIds = filter.comment === undefined ? undefined : await commentMatches(db, workspaceId, filter.comment, options.commentProbeCap);
+  if (commentIds !== undefined && commentIds.length === 0) return { data: [], nextCursor: null };
   const where = ['r.workspace_id = $1'];
   const params: unknown[] = [workspaceId];
   const p = (value: unknown): string => {
@@ -142,7 +173,9 @@ export async function listResponses(
   if (filter.until !== undefined) where.push(`${at} < ${p(filter.until)}`);
   if (filter.minScore !== undefined) where.push(`sc.score >= ${p(filter.minScore)}`);
   if (filter.maxScore !== undefined) where.push(`sc.score <= ${p(filter.maxScore)}`);
-  if (filter.comment !== undefined) {
+  if (commentIds !== undefined) where.push(`r.id = ANY (${p(commentIds)}::text[])`);
+  else if (filter.comment !== undefined) {
+    // Too common (or too short) for the comment index: a common search's page is near the top of the walk.
     // OFFSET 0 keeps the probe per response: flattened into a join, a misjudged ILIKE has the
     // planner read every matching event of the workspace before sorting (1.5 s at 1 M events).
     where.push(
