@@ -4,8 +4,8 @@
  * every page followed by its cursor must give exactly the responses, in exactly the order, that a
  * plain reading of the tables filtered in JavaScript gives. The list's tags (migration 0019) must
  * equal what the counted signals derive after processing, after an erasure and after retention
- * deleted signals; a comment search must agree whichever way it runs (the comment index's
- * answer, or the newest-first walk when it is too common).
+ * deleted signals; a comment search must agree whichever way it runs (a first bounded walk, the
+ * piece index's answer, or the full newest-first walk).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,7 +106,7 @@ function bruteForce(truth: Truth[], f: ResponseListFilter): string[] {
 }
 
 /** Every page of the list, following the cursor. */
-async function listAll(t: TestApp, f: ResponseListFilter, limit: number, options?: { commentProbeCap?: number }): Promise<string[]> {
+async function listAll(t: TestApp, f: ResponseListFilter, limit: number, options?: { commentProbeCap?: number; commentWalkFirst?: number }): Promise<string[]> {
   const ids: string[] = [];
   let after: { createdAt: Date; id: string } | undefined;
   for (let pages = 0; pages < 1_000; pages++) {
@@ -233,12 +233,19 @@ for (const backend of BACKENDS) {
       expect(bruteForce(truth, { comment: 'refund' }).length).toBeGreaterThan(3);
     });
 
-    it('answers a comment search the same when it is too common for the comment index', async () => {
-      for (const comment of ['refund', 'ok', 'a', '100%', 'nothing like this']) {
-        const expected = bruteForce(truth, { comment });
-        // A cap of 1: every search with a match is "too common" and walks the list instead.
-        expect(await listAll(t, { comment }, 5, { commentProbeCap: 1 }), comment).toEqual(expected);
-        expect(await listAll(t, { comment, rating: 'negative' }, 5, { commentProbeCap: 1 }), comment).toEqual(bruteForce(truth, { comment, rating: 'negative' }));
+    it('answers a comment search the same whichever way it goes: first walk, piece index, or full walk', async () => {
+      const ways = [
+        { commentWalkFirst: 0 }, // the piece index alone (then the walk, for a search under three letters)
+        { commentWalkFirst: 3 }, // a first walk too short for a page, then the index
+        { commentWalkFirst: 25 }, // a page within the first walk for common searches, not for rare ones
+        { commentWalkFirst: 0, commentProbeCap: 1 }, // every search with a match is "too common": the full walk
+      ];
+      for (const comment of ['refund', 'ok', 'a', 'e', '100%', 'fine answer', 'the', 'nothing like this']) {
+        for (const options of ways) {
+          const label = `${comment} ${JSON.stringify(options)}`;
+          expect(await listAll(t, { comment }, 5, options), label).toEqual(bruteForce(truth, { comment }));
+          expect(await listAll(t, { comment, rating: 'negative' }, 5, options), label).toEqual(bruteForce(truth, { comment, rating: 'negative' }));
+        }
       }
     });
 

@@ -93,6 +93,12 @@ const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 /** Comment-matching events read at most by the probe of a comment search (see `commentMatches`). */
 export const COMMENT_PROBE_CAP = 10_000;
+/**
+ * Responses a comment search walks first, newest first, before it asks the piece index: a common
+ * search fills a page among them (the index would read every event holding its pieces: 0.5 s for
+ * a word in every comment at 10 M events), a rare one costs this many probes more.
+ */
+export const COMMENT_WALK_FIRST = 2_000;
 
 /** The text a comment search looks in, written as in migration 0020's index so the index serves it. */
 const COMMENT_TEXT = "coalesce(e.payload->>'comment', e.payload->>'reason', e.payload->>'note')";
@@ -126,9 +132,10 @@ export async function commentMatches(db: SqlExecutor, workspaceId: string, text:
  * What drives the walk (profiled in docs/dashboard.md): with a rating or category filter, that
  * tag's rows of `response_list_tags` newest first (migration 0019), so a rare or absent tag costs
  * what it matches; without one, `responses (workspace_id, created_at)` or a dimension index. A
- * comment search first asks the comment index which responses match (`commentMatches`); the
- * planner then picks the cheapest of these starts from the tables' statistics.
- * `options.commentProbeCap` (tests): events the comment probe reads before it calls a search common.
+ * comment search first walks `COMMENT_WALK_FIRST` responses (a common search's page is there),
+ * then asks the comment index which responses match (`commentMatches`). The planner picks the
+ * cheapest of these starts from the tables' statistics. `options` (tests): the comment probe's
+ * cap, and how many responses the first walk reads (0: none).
  *
  * @example
  * const page = await listResponses(db, ws, { rating: 'negative', agent: 'sql' }, undefined, 50);
@@ -140,10 +147,36 @@ export async function listResponses(
   filter: ResponseListFilter,
   after: { createdAt: Date; id: string } | undefined,
   limit: number,
-  options: { commentProbeCap?: number } = {},
+  options: { commentProbeCap?: number; commentWalkFirst?: number } = {},
 ): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
-  const commentIds = filter.comment === undefined ? undefined : await commentMatches(db, workspaceId, filter.comment, options.commentProbeCap);
-  if (commentIds !== undefined && commentIds.length === 0) return { data: [], nextCursor: null };
+  if (filter.comment === undefined) return listPage(db, workspaceId, filter, after, limit, { kind: 'none' });
+  // A common search: a page among the newest responses the other filters let through.
+  const walkFirst = options.commentWalkFirst ?? COMMENT_WALK_FIRST;
+  if (walkFirst > 0) {
+    const first = await listPage(db, workspaceId, filter, after, limit, { kind: 'walk', within: walkFirst });
+    if (first.nextCursor !== null) return first;
+  }
+  const ids = await commentMatches(db, workspaceId, filter.comment, options.commentProbeCap);
+  if (ids !== undefined && ids.length === 0) return { data: [], nextCursor: null };
+  return listPage(db, workspaceId, filter, after, limit, ids === undefined ? { kind: 'walk' } : { kind: 'ids', ids });
+}
+
+/**
+ * How a page meets the comment filter: not at all (no comment filter), among these responses
+ * (the piece index's answer), or by probing each response's events on the walk, over at most
+ * `within` responses the other filters let through (a bounded first try) or over all.
+ */
+type CommentWay = { kind: 'none' } | { kind: 'ids'; ids: string[] } | { kind: 'walk'; within?: number };
+
+/** One page; `listResponses` picks the comment way. A bounded walk's page is full or has no cursor. */
+async function listPage(
+  db: SqlExecutor,
+  workspaceId: string,
+  filter: ResponseListFilter,
+  after: { createdAt: Date; id: string } | undefined,
+  limit: number,
+  comment: CommentWay,
+): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
   const where = ['r.workspace_id = $1'];
   const params: unknown[] = [workspaceId];
   const p = (value: unknown): string => {
@@ -173,18 +206,21 @@ export async function listResponses(
   if (filter.until !== undefined) where.push(`${at} < ${p(filter.until)}`);
   if (filter.minScore !== undefined) where.push(`sc.score >= ${p(filter.minScore)}`);
   if (filter.maxScore !== undefined) where.push(`sc.score <= ${p(filter.maxScore)}`);
-  if (commentIds !== undefined) where.push(`r.id = ANY (${p(commentIds)}::text[])`);
-  else if (filter.comment !== undefined) {
-    // Too common (or too short) for the comment index: a common search's page is near the top of the walk.
-    // OFFSET 0 keeps the probe per response: flattened into a join, a misjudged ILIKE has the
-    // planner read every matching event of the workspace before sorting (1.5 s at 1 M events).
-    where.push(
-      `EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = r.workspace_id AND e.response_id = r.id AND e.duplicate_of IS NULL
-          AND ${COMMENT_TEXT} ILIKE ${p(`%${likeLiteral(filter.comment)}%`)} OFFSET 0)`,
-    );
-  }
+  if (comment.kind === 'ids') where.push(`r.id = ANY (${p(comment.ids)}::text[])`);
   if (after !== undefined) where.push(`(${at}, ${id}) < (${p(after.createdAt)}, ${p(after.id)})`);
   const scored = filter.minScore !== undefined || filter.maxScore !== undefined;
+  const joins = `${from}${scored ? ' JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id' : ''}`;
+  const ordered = `SELECT r.id, ${at} AS at FROM ${joins} WHERE ${where.join(' AND ')} ORDER BY ${at} DESC, ${id} DESC`;
+  let pageSql: string;
+  if (comment.kind !== 'walk' || filter.comment === undefined) pageSql = `${ordered} LIMIT ${p(limit + 1)}`;
+  else {
+    // OFFSET 0 keeps the probe per response: flattened into a join, a misjudged ILIKE has the
+    // planner read every matching event of the workspace before sorting (1.5 s at 1 M events).
+    const matches = `EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = $1 AND e.response_id = c.id AND e.duplicate_of IS NULL
+          AND ${COMMENT_TEXT} ILIKE ${p(`%${likeLiteral(filter.comment)}%`)} OFFSET 0)`;
+    pageSql = `SELECT c.id, c.at FROM (${ordered}${comment.within === undefined ? '' : ` LIMIT ${p(comment.within)}`}) AS c
+             WHERE ${matches} ORDER BY c.at DESC, c.id DESC LIMIT ${p(limit + 1)}`;
+  }
   // The page's ids first, then what is shown of those alone: a plan that sorts its matches
   // (a comment search's responses, a rare dimension's) must not tally the feedback of each.
   const rows = await db.query<Row>(
@@ -192,11 +228,7 @@ export async function listResponses(
             r.experiment_id, r.variant, r.created_at, sc.score, sc.confidence,
             coalesce(t.positive, 0)::int AS positive, coalesce(t.negative, 0)::int AS negative,
             coalesce(t.corrections, 0)::int AS corrections, t.categories
-       FROM (SELECT r.id, ${at} AS at
-               FROM ${from}${scored ? ' JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id' : ''}
-              WHERE ${where.join(' AND ')}
-              ORDER BY ${at} DESC, ${id} DESC
-              LIMIT ${p(limit + 1)}) AS pg
+       FROM (${pageSql}) AS pg
        JOIN responses r ON r.workspace_id = $1 AND r.id = pg.id
        LEFT JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id
        LEFT JOIN LATERAL (
