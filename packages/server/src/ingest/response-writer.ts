@@ -56,7 +56,8 @@ export async function writeResponseBatch(db: SqlClient, items: ResponseSubmissio
     }))
     .sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
   // A new response joins its day's correction and escalation populations, so the same statement
-  // marks that day dirty for the rollup (bumping the version, as processing does).
+  // marks that day dirty for the rollup (bumping the version, as processing does), and is tagged
+  // unrated for the response list.
   const inserted = await db.query<{ ws: string; id: string }>(
     `WITH inserted AS (
        INSERT INTO responses (workspace_id, id, session_id, user_id, query, answer, sources, context_document_ids, context_token_count,
@@ -77,6 +78,10 @@ export async function writeResponseBatch(db: SqlClient, items: ResponseSubmissio
        INSERT INTO rollup_dirty AS d (workspace_id, day)
        SELECT DISTINCT ws, (created_at AT TIME ZONE 'UTC')::date FROM inserted ORDER BY 1, 2
        ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1
+     ), tagged AS (
+       -- A new response has no counted feedback yet: the response list's 'unrated' (migration 0019).
+       INSERT INTO response_list_tags (workspace_id, tag, created_at, response_id)
+       SELECT ws, 'unrated', created_at, id FROM inserted
      )
      SELECT ws, id FROM inserted`,
     [JSON.stringify(rows)],

@@ -1,6 +1,6 @@
 /**
  * The processing transaction: claim events from the outbox, run the stages, and write every
- * database effect in the same transaction (signals, document tallies, hourly alert counts, rollup and rescore marks,
+ * database effect in the same transaction (signals, the response list's tags, document tallies, hourly alert counts, rollup and rescore marks,
  * webhook deliveries, embedded live counters, and the outbox row of effects outside the
  * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
@@ -8,6 +8,7 @@
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { sumJsonbCounts } from '../db/sum-jsonb-counts.js';
 import { createDeliveries } from '../emit/webhook-store.js';
+import { addCountedTags } from '../store/response-list-tags.js';
 import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
 import type { SqlLiveCounters } from './live-counter-store.js';
@@ -52,6 +53,10 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     const out = runStages(claimed, now);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
     await insertSignals(tx, out);
+    await addCountedTags(
+      tx,
+      out.signals.filter((s) => s.status === 'counted').map((s) => ({ workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories })),
+    );
     await markDirty(tx, out);
     await addDocumentTallies(tx, out);
     await addHourlyCounts(tx, out.hourly);

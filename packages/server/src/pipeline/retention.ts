@@ -2,8 +2,9 @@
  * Retention (issue 11, ADR-016, Phase 4.1): raw events older than their workspace's
  * `retentionDays`, a user's events beyond `maxEventsPerUser` and a workspace's beyond `maxEvents`
  * (oldest first) are archived as gzip JSONL (emit/archive-writer.ts) and then deleted with what
- * hangs off them (id keys, fingerprints, current votes, signals, outbox rows). Rollups, scores
- * and responses are kept: the aggregates stay, the raw log goes.
+ * hangs off them (id keys, fingerprints, current votes, signals, outbox rows); the response
+ * list's tags of the responses whose signals went are recomputed from what is left. Rollups,
+ * scores and responses are kept: the aggregates stay, the raw log goes.
  *
  * On Postgres a month's partition of `feedback_events` that lies wholly before every
  * workspace's cutoff is archived and dropped whole (`DROP TABLE`, no row-by-row delete and no
@@ -12,6 +13,7 @@
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { writeArchive } from '../emit/archive-writer.js';
 import { appendAudit } from '../store/audit-log.js';
+import { recomputeTags } from '../store/response-list-tags.js';
 import { listWorkspaces } from '../store/workspaces.js';
 
 /** Events archived per file (and per delete transaction). */
@@ -37,8 +39,9 @@ async function deleteEvents(tx: SqlExecutor, workspaceId: string, ids: string[])
   await tx.query('DELETE FROM feedback_event_ids WHERE workspace_id = $1 AND id = ANY ($2::text[])', p);
   await tx.query('DELETE FROM feedback_fingerprints WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
   await tx.query('DELETE FROM feedback_current_votes WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
-  await tx.query('DELETE FROM feedback_signals WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
+  const gone = await tx.query<{ response_id: string }>('DELETE FROM feedback_signals WHERE workspace_id = $1 AND event_id = ANY ($2::text[]) RETURNING response_id', p);
   await tx.query('DELETE FROM pipeline_pending WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
+  await recomputeTags(tx, gone.map((g) => ({ workspaceId, responseId: g.response_id })));
 }
 
 const stamp = (now: Date): string => now.toISOString().replace(/[:.]/g, '-');
@@ -112,7 +115,12 @@ async function dropPastPartitions(db: SqlClient, archive: string, cutoff: Date, 
     const lo = new Date(Date.UTC(Number(y), Number(m) - 1, 1));
     await db.transaction(async (tx) => {
       const range = [lo, monthEnd];
-      await tx.query(`DELETE FROM feedback_signals s USING feedback_event_ids k WHERE k.workspace_id = s.workspace_id AND k.id = s.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
+      const gone = await tx.query<{ workspace_id: string; response_id: string }>(
+        `DELETE FROM feedback_signals s USING feedback_event_ids k WHERE k.workspace_id = s.workspace_id AND k.id = s.event_id AND k.received_at >= $1 AND k.received_at < $2
+         RETURNING s.workspace_id, s.response_id`,
+        range,
+      );
+      await recomputeTags(tx, gone.map((g) => ({ workspaceId: g.workspace_id, responseId: g.response_id })));
       await tx.query(`DELETE FROM feedback_fingerprints f USING feedback_event_ids k WHERE k.workspace_id = f.workspace_id AND k.id = f.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
       await tx.query(`DELETE FROM pipeline_pending p USING feedback_event_ids k WHERE k.workspace_id = p.workspace_id AND k.id = p.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
       await tx.query('DELETE FROM feedback_current_votes WHERE received_at >= $1 AND received_at < $2', range);

@@ -7,6 +7,7 @@
  */
 import { normalizeQuery } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { recomputeTags } from './response-list-tags.js';
 
 /** What an erasure removed, per table (rows deleted or stripped). */
 export type ErasureReport = Record<string, number>;
@@ -57,11 +58,11 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
       'DELETE FROM feedback_current_votes WHERE workspace_id = $1 AND (voter = $2 OR event_id = ANY ($3::text[]) OR response_id = ANY ($4::text[]))',
       [...p, eventIds, responseIds],
     );
-    report.feedback_signals = await count(
-      tx,
-      'DELETE FROM feedback_signals WHERE workspace_id = $1 AND (user_id = $2 OR event_id = ANY ($3::text[]) OR response_id = ANY ($4::text[]))',
+    const signalsGone = await tx.query<{ response_id: string }>(
+      'DELETE FROM feedback_signals WHERE workspace_id = $1 AND (user_id = $2 OR event_id = ANY ($3::text[]) OR response_id = ANY ($4::text[])) RETURNING response_id',
       [...p, eventIds, responseIds],
     );
+    report.feedback_signals = signalsGone.length;
     const pattern = jsonStringPattern(userId);
     // Messages about the user not yet published or delivered: their bodies name the user.
     report.pipeline_effects = await count(tx, 'DELETE FROM pipeline_effects WHERE messages::text LIKE $1', [pattern]);
@@ -102,6 +103,10 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     report.feedback_issue_counts_weekly = await count(tx, 'DELETE FROM feedback_issue_counts_weekly WHERE workspace_id = $1 AND query = ANY ($2::text[])', [workspaceId, queries]);
     report.user_consent = await count(tx, 'DELETE FROM user_consent WHERE workspace_id = $1 AND user_id = $2', p);
     report.responses = await count(tx, 'DELETE FROM responses WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, responseIds]);
+    // The response list's tags: the erased responses lose theirs, the others whose signals went are recomputed.
+    report.response_list_tags = await count(tx, 'DELETE FROM response_list_tags WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
+    const erased = new Set(responseIds);
+    await recomputeTags(tx, [...new Set(signalsGone.map((s) => s.response_id))].filter((id) => !erased.has(id)).map((responseId) => ({ workspaceId, responseId })));
     const keepFrom = keepDaysFrom.toISOString().slice(0, 10);
     await tx.query(
       `INSERT INTO rollup_dirty AS d (workspace_id, day) SELECT $1, x::date FROM unnest($2::text[]) x WHERE x >= $3

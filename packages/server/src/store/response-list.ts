@@ -3,12 +3,14 @@
  * responses newest first, filtered by composite score, rating, error category, comment text,
  * agent, model, experiment variant and time, each with its score and a tally of its feedback.
  *
- * Speed: the walk is over `responses (workspace_id, created_at, id)` (migration 0016) newest
- * first, so a page stops after `limit` matches; dimension filters have their own
- * `(workspace_id, <dimension>, created_at)` indexes; feedback filters are `EXISTS` probes on the
- * per-response signal index. A comment search reads the comment-text index of migration 0016.
+ * Speed: a page stops after `limit` matches of a newest-first walk, and what it walks is what the
+ * filters make rarest: a rating or category filter walks its tag in `response_list_tags`
+ * (migration 0019), a dimension filter its `(workspace_id, <dimension>, created_at)` index
+ * (migration 0016), otherwise `responses (workspace_id, created_at)`. A comment search asks
+ * migration 0020's index of three-letter pieces first.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
+import { categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
 
 /** Filters of the list; all optional, combined with AND. */
 export interface ResponseListFilter {
@@ -89,8 +91,51 @@ export function decodeListCursor(cursor: string): { createdAt: Date; id: string 
 /** Escapes LIKE's wildcards so a search for `50%` finds "50%". */
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** Comment-matching events read at most by the probe of a comment search (see `commentMatches`). */
+export const COMMENT_PROBE_CAP = 10_000;
+/**
+ * Responses a comment search walks first, newest first, before it asks the piece index: a common
+ * search fills a page among them (the index would read every event holding its pieces: 0.5 s for
+ * a word in every comment at 10 M events), a rare one costs this many probes more.
+ */
+export const COMMENT_WALK_FIRST = 2_000;
+
+/** The text a comment search looks in, written as in migration 0020's index so the index serves it. */
+const COMMENT_TEXT = "coalesce(e.payload->>'comment', e.payload->>'reason', e.payload->>'note')";
+
+/**
+ * The responses whose feedback has a comment containing `text`, when few do: the events whose
+ * comment holds every three-letter piece of `text` come from migration 0020's index, and only
+ * those are checked with ILIKE. `undefined` when the search is too common to list this way (at
+ * least `COMMENT_PROBE_CAP` events match: the newest-first walk finds a page of those sooner) or
+ * too short to have a piece (under three letters: the walk, too).
+ *
+ * @example
+ * await commentMatches(db, ws, 'refund') // ['r15', 'r902'] (or undefined for 'the')
+ */
+export async function commentMatches(db: SqlExecutor, workspaceId: string, text: string, cap = COMMENT_PROBE_CAP): Promise<string[] | undefined> {
+  if ([...text].length < 3) return undefined;
+  const rows = await db.query<{ response_id: string }>(
+    `SELECT e.response_id FROM feedback_events e
+      WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL AND ${COMMENT_TEXT} IS NOT NULL
+        AND feedloop_text_grams(e.workspace_id, ${COMMENT_TEXT}) @> feedloop_text_grams($1, $2)
+        AND ${COMMENT_TEXT} ILIKE $3
+      LIMIT $4`,
+    [workspaceId, text, `%${likeLiteral(text)}%`, cap],
+  );
+  return rows.length >= cap ? undefined : [...new Set(rows.map((r) => r.response_id))];
+}
+
 /**
  * One page of a workspace's responses, newest first.
+ *
+ * What drives the walk (profiled in docs/dashboard.md): with a rating or category filter, that
+ * tag's rows of `response_list_tags` newest first (migration 0019), so a rare or absent tag costs
+ * what it matches; without one, `responses (workspace_id, created_at)` or a dimension index. A
+ * comment search first walks `COMMENT_WALK_FIRST` responses (a common search's page is there),
+ * then asks the comment index which responses match (`commentMatches`). The planner picks the
+ * cheapest of these starts from the tables' statistics. `options` (tests): the comment probe's
+ * cap, and how many responses the first walk reads (0: none).
  *
  * @example
  * const page = await listResponses(db, ws, { rating: 'negative', agent: 'sql' }, undefined, 50);
@@ -102,6 +147,35 @@ export async function listResponses(
   filter: ResponseListFilter,
   after: { createdAt: Date; id: string } | undefined,
   limit: number,
+  options: { commentProbeCap?: number; commentWalkFirst?: number } = {},
+): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
+  if (filter.comment === undefined) return listPage(db, workspaceId, filter, after, limit, { kind: 'none' });
+  // A common search: a page among the newest responses the other filters let through.
+  const walkFirst = options.commentWalkFirst ?? COMMENT_WALK_FIRST;
+  if (walkFirst > 0) {
+    const first = await listPage(db, workspaceId, filter, after, limit, { kind: 'walk', within: walkFirst });
+    if (first.nextCursor !== null) return first;
+  }
+  const ids = await commentMatches(db, workspaceId, filter.comment, options.commentProbeCap);
+  if (ids !== undefined && ids.length === 0) return { data: [], nextCursor: null };
+  return listPage(db, workspaceId, filter, after, limit, ids === undefined ? { kind: 'walk' } : { kind: 'ids', ids });
+}
+
+/**
+ * How a page meets the comment filter: not at all (no comment filter), among these responses
+ * (the piece index's answer), or by probing each response's events on the walk, over at most
+ * `within` responses the other filters let through (a bounded first try) or over all.
+ */
+type CommentWay = { kind: 'none' } | { kind: 'ids'; ids: string[] } | { kind: 'walk'; within?: number };
+
+/** One page; `listResponses` picks the comment way. A bounded walk's page is full or has no cursor. */
+async function listPage(
+  db: SqlExecutor,
+  workspaceId: string,
+  filter: ResponseListFilter,
+  after: { createdAt: Date; id: string } | undefined,
+  limit: number,
+  comment: CommentWay,
 ): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
   const where = ['r.workspace_id = $1'];
   const params: unknown[] = [workspaceId];
@@ -109,35 +183,53 @@ export async function listResponses(
     params.push(value);
     return `$${params.length}`;
   };
-  const signal = (cond: string): string =>
-    `EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND ${cond})`;
+  const tags: string[] = [];
+  if (filter.category !== undefined) tags.push(categoryTag(filter.category));
+  if (filter.rating === 'positive' || filter.rating === 'negative') tags.push(ratingTag(filter.rating));
+  if (filter.rating === 'unrated') tags.push(UNRATED_TAG);
+  const [driver, ...more] = tags;
+  // A tag's rows carry the response's created_at: ordering by them lets the walk run down the
+  // tag's index; without a tag, down the responses' own.
+  const [at, id] = driver === undefined ? ['r.created_at', 'r.id'] : ['lt.created_at', 'lt.response_id'];
+  const from =
+    driver === undefined
+      ? 'responses r'
+      : `response_list_tags lt JOIN responses r ON r.workspace_id = lt.workspace_id AND r.id = lt.response_id AND lt.workspace_id = $1 AND lt.tag = ${p(driver)}`;
+  for (const tag of more) {
+    where.push(`EXISTS (SELECT 1 FROM response_list_tags t2 WHERE t2.workspace_id = r.workspace_id AND t2.response_id = r.id AND t2.tag = ${p(tag)})`);
+  }
   if (filter.agent !== undefined) where.push(`r.agent = ${p(filter.agent)}`);
   if (filter.model !== undefined) where.push(`r.model = ${p(filter.model)}`);
   if (filter.experimentId !== undefined) where.push(`r.experiment_id = ${p(filter.experimentId)}`);
   if (filter.variant !== undefined) where.push(`r.variant = ${p(filter.variant)}`);
-  if (filter.since !== undefined) where.push(`r.created_at >= ${p(filter.since)}`);
-  if (filter.until !== undefined) where.push(`r.created_at < ${p(filter.until)}`);
+  if (filter.since !== undefined) where.push(`${at} >= ${p(filter.since)}`);
+  if (filter.until !== undefined) where.push(`${at} < ${p(filter.until)}`);
   if (filter.minScore !== undefined) where.push(`sc.score >= ${p(filter.minScore)}`);
   if (filter.maxScore !== undefined) where.push(`sc.score <= ${p(filter.maxScore)}`);
-  if (filter.rating === 'positive' || filter.rating === 'negative') where.push(signal(`s.polarity = ${p(filter.rating)}`));
-  if (filter.rating === 'unrated') where.push(`NOT ${signal('true')}`);
-  if (filter.category !== undefined) where.push(signal(`s.categories @> ARRAY[${p(filter.category)}]::text[]`));
-  if (filter.comment !== undefined) {
-    const pattern = p(`%${likeLiteral(filter.comment)}%`);
-    where.push(
-      // The expression of migration 0016's partial index, written the same way so the index serves it.
-      `r.id IN (SELECT e.response_id FROM feedback_events e WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL
-          AND coalesce(e.payload->>'comment', e.payload->>'reason', e.payload->>'note') IS NOT NULL
-          AND coalesce(e.payload->>'comment', e.payload->>'reason', e.payload->>'note') ILIKE ${pattern})`,
-    );
+  if (comment.kind === 'ids') where.push(`r.id = ANY (${p(comment.ids)}::text[])`);
+  if (after !== undefined) where.push(`(${at}, ${id}) < (${p(after.createdAt)}, ${p(after.id)})`);
+  const scored = filter.minScore !== undefined || filter.maxScore !== undefined;
+  const joins = `${from}${scored ? ' JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id' : ''}`;
+  const ordered = `SELECT r.id, ${at} AS at FROM ${joins} WHERE ${where.join(' AND ')} ORDER BY ${at} DESC, ${id} DESC`;
+  let pageSql: string;
+  if (comment.kind !== 'walk' || filter.comment === undefined) pageSql = `${ordered} LIMIT ${p(limit + 1)}`;
+  else {
+    // OFFSET 0 keeps the probe per response: flattened into a join, a misjudged ILIKE has the
+    // planner read every matching event of the workspace before sorting (1.5 s at 1 M events).
+    const matches = `EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = $1 AND e.response_id = c.id AND e.duplicate_of IS NULL
+          AND ${COMMENT_TEXT} ILIKE ${p(`%${likeLiteral(filter.comment)}%`)} OFFSET 0)`;
+    pageSql = `SELECT c.id, c.at FROM (${ordered}${comment.within === undefined ? '' : ` LIMIT ${p(comment.within)}`}) AS c
+             WHERE ${matches} ORDER BY c.at DESC, c.id DESC LIMIT ${p(limit + 1)}`;
   }
-  if (after !== undefined) where.push(`(r.created_at, r.id) < (${p(after.createdAt)}, ${p(after.id)})`);
+  // The page's ids first, then what is shown of those alone: a plan that sorts its matches
+  // (a comment search's responses, a rare dimension's) must not tally the feedback of each.
   const rows = await db.query<Row>(
     `SELECT r.id, left(r.query, 300) AS query, left(r.answer, 300) AS answer, r.user_id, r.model, r.agent, r.query_type,
             r.experiment_id, r.variant, r.created_at, sc.score, sc.confidence,
             coalesce(t.positive, 0)::int AS positive, coalesce(t.negative, 0)::int AS negative,
             coalesce(t.corrections, 0)::int AS corrections, t.categories
-       FROM responses r
+       FROM (${pageSql}) AS pg
+       JOIN responses r ON r.workspace_id = $1 AND r.id = pg.id
        LEFT JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id
        LEFT JOIN LATERAL (
          SELECT count(*) FILTER (WHERE s.polarity = 'positive') AS positive,
@@ -148,9 +240,7 @@ export async function listResponses(
            FROM feedback_signals s
           WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted'
        ) t ON true
-      WHERE ${where.join(' AND ')}
-      ORDER BY r.created_at DESC, r.id DESC
-      LIMIT ${p(limit + 1)}`,
+      ORDER BY pg.at DESC, pg.id DESC`,
     params,
   );
   const page = rows.slice(0, limit);

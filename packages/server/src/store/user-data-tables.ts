@@ -27,6 +27,7 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   webhook_deliveries: 'erased',
   score_dirty: 'erased',
   response_scores: 'erased',
+  response_list_tags: 'erased',
   experiment_response_facts: 'erased',
   experiment_variant_totals: 'recomputed',
   feedback_user_stats_daily: 'erased',

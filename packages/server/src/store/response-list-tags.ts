@@ -1,0 +1,156 @@
+/**
+ * The response list's tags (migration 0019): one row per response and tag it has, in the
+ * response's creation order, so a rating or category filter walks its own responses newest first
+ * instead of probing every response of the workspace. `unrated` is written with the response,
+ * processing adds `rating:*` and `category:*` (and takes `unrated` away) in its transaction, and
+ * whatever deletes signals (retention, erasure) recomputes the tags of the responses it touched.
+ * The tags are always what `TAGS_OF` derives from the counted signals.
+ */
+import type { SqlExecutor } from '../db/sql-client.js';
+
+/** The tag of a rating filter value. */
+export const ratingTag = (polarity: 'positive' | 'negative'): string => `rating:${polarity}`;
+/** The tag of an error category. */
+export const categoryTag = (category: string): string => `category:${category}`;
+/** The tag of a response without a counted signal. */
+export const UNRATED_TAG = 'unrated';
+
+/** What processing counted for a response: the tags its new counted signals give it. */
+export interface CountedSignalTags {
+  workspaceId: string;
+  responseId: string;
+  polarity: string | null;
+  categories: readonly string[];
+}
+
+/**
+ * The tags of the responses `r` ranges over, derived from their counted signals: the one
+ * definition the migration's backfill, the recompute and the tests share.
+ */
+const TAGS_OF = `
+  CROSS JOIN LATERAL (
+    SELECT 'rating:' || s.polarity FROM feedback_signals s
+     WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND s.polarity IN ('positive', 'negative')
+    UNION
+    SELECT 'category:' || c FROM feedback_signals s, unnest(s.categories) AS c
+     WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted'
+    UNION
+    SELECT 'unrated' WHERE NOT EXISTS (
+      SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted')
+  ) AS g(tag)`;
+
+/** The tags of one response's signals, deduplicated (pure; what processing adds). */
+export function tagsOfSignal(polarity: string | null, categories: readonly string[]): string[] {
+  const tags = new Set<string>();
+  if (polarity === 'positive' || polarity === 'negative') tags.add(ratingTag(polarity));
+  for (const c of categories) tags.add(categoryTag(c));
+  return [...tags];
+}
+
+/**
+ * Adds the tags of newly counted signals, and takes `unrated` away from their responses, inside
+ * the processing transaction. Rows are locked in one order (workspace, response, tag) so two
+ * workers processing events of the same responses never wait on each other in a cycle.
+ *
+ * @example
+ * await addCountedTags(tx, [{ workspaceId: 'ws', responseId: 'r1', polarity: 'negative', categories: ['hallucination'] }]);
+ * // r1: rating:negative, category:hallucination; no longer unrated
+ */
+export async function addCountedTags(tx: SqlExecutor, counted: readonly CountedSignalTags[]): Promise<void> {
+  if (counted.length === 0) return;
+  const rows = new Map<string, { ws: string; rid: string; tag: string }>();
+  for (const c of counted) {
+    rows.set(`${c.workspaceId}\u0000${c.responseId}\u0000${UNRATED_TAG}`, { ws: c.workspaceId, rid: c.responseId, tag: UNRATED_TAG });
+    for (const tag of tagsOfSignal(c.polarity, c.categories)) rows.set(`${c.workspaceId}\u0000${c.responseId}\u0000${tag}`, { ws: c.workspaceId, rid: c.responseId, tag });
+  }
+  const all = [...rows.values()];
+  const json = JSON.stringify(all.filter((r) => r.tag === UNRATED_TAG).map(({ ws, rid }) => ({ ws, rid })));
+  // Lock the `unrated` rows in order first, then delete them: a DELETE ... USING locks in join order.
+  await tx.query(
+    `WITH doomed AS (
+       SELECT t.workspace_id, t.tag, t.created_at, t.response_id
+         FROM json_to_recordset($1::json) AS x(ws text, rid text)
+         JOIN responses r ON r.workspace_id = x.ws AND r.id = x.rid
+         JOIN response_list_tags t ON t.workspace_id = x.ws AND t.tag = '${UNRATED_TAG}' AND t.created_at = r.created_at AND t.response_id = x.rid
+        ORDER BY t.workspace_id, t.response_id
+          FOR UPDATE OF t)
+     DELETE FROM response_list_tags t USING doomed d
+      WHERE t.workspace_id = d.workspace_id AND t.tag = d.tag AND t.created_at = d.created_at AND t.response_id = d.response_id`,
+    [json],
+    { prepare: true },
+  );
+  await tx.query(
+    `INSERT INTO response_list_tags (workspace_id, tag, created_at, response_id)
+     SELECT x.ws, x.tag, r.created_at, x.rid
+       FROM json_to_recordset($1::json) AS x(ws text, rid text, tag text)
+       JOIN responses r ON r.workspace_id = x.ws AND r.id = x.rid
+      ORDER BY x.ws, x.rid, x.tag
+     ON CONFLICT DO NOTHING`,
+    [JSON.stringify(all.filter((r) => r.tag !== UNRATED_TAG))],
+    { prepare: true },
+  );
+}
+
+/**
+ * Recomputes the tags of the given responses from their counted signals (after signals were
+ * deleted: retention, erasure); a response that no longer exists loses its tags.
+ *
+ * @example
+ * await recomputeTags(tx, [{ workspaceId: 'ws', responseId: 'r1' }]);
+ */
+export async function recomputeTags(tx: SqlExecutor, responses: ReadonlyArray<{ workspaceId: string; responseId: string }>): Promise<void> {
+  const keys = new Map(responses.map((r) => [`${r.workspaceId}\u0000${r.responseId}`, { ws: r.workspaceId, rid: r.responseId }]));
+  const sorted = [...keys.values()];
+  for (let i = 0; i < sorted.length; i += RECOMPUTE_CHUNK) {
+    const json = JSON.stringify(sorted.slice(i, i + RECOMPUTE_CHUNK));
+    await tx.query(
+      `DELETE FROM response_list_tags t USING json_to_recordset($1::json) AS x(ws text, rid text)
+        WHERE t.workspace_id = x.ws AND t.response_id = x.rid`,
+      [json],
+    );
+    await tx.query(
+      `INSERT INTO response_list_tags (workspace_id, tag, created_at, response_id)
+       SELECT r.workspace_id, g.tag, r.created_at, r.id
+         FROM json_to_recordset($1::json) AS x(ws text, rid text)
+         JOIN responses r ON r.workspace_id = x.ws AND r.id = x.rid
+         ${TAGS_OF}
+        ORDER BY r.workspace_id, r.id, g.tag
+       ON CONFLICT DO NOTHING`,
+      [json],
+    );
+  }
+}
+
+/** Responses recomputed per statement: bounds the JSON of one statement. */
+const RECOMPUTE_CHUNK = 5_000;
+
+/**
+ * Rebuilds every tag of a workspace from its responses and counted signals (a database loaded
+ * straight into its tables, as the benchmark does; the migration's backfill is the same query).
+ *
+ * @example
+ * await rebuildWorkspaceTags(db, 'ws_bench');
+ */
+export async function rebuildWorkspaceTags(db: SqlExecutor, workspaceId: string): Promise<void> {
+  await db.query('DELETE FROM response_list_tags WHERE workspace_id = $1', [workspaceId]);
+  await db.query(
+    `INSERT INTO response_list_tags (workspace_id, tag, created_at, response_id)
+     SELECT r.workspace_id, g.tag, r.created_at, r.id FROM responses r ${TAGS_OF} WHERE r.workspace_id = $1`,
+    [workspaceId],
+  );
+}
+
+/**
+ * A workspace's tags as they should be, derived from scratch, as sorted `response_id tag` lines
+ * (what the tests compare the maintained table with).
+ *
+ * @example
+ * await derivedTags(db, 'ws') // ['r1 rating:negative', 'r2 unrated']
+ */
+export async function derivedTags(db: SqlExecutor, workspaceId: string): Promise<string[]> {
+  const rows = await db.query<{ line: string }>(
+    `SELECT r.id || ' ' || g.tag AS line FROM responses r ${TAGS_OF} WHERE r.workspace_id = $1 ORDER BY 1`,
+    [workspaceId],
+  );
+  return rows.map((r) => r.line);
+}
