@@ -273,7 +273,7 @@ for (const backend of BACKENDS) {
       expect(comments.events).toHaveLength(7);
     });
 
-    it('reads through the partial index of migration 0009 (its predicate matches the query)', async () => {
+    it('reads through the partial index of migration 0009 (its predicate matches the query), probing responses and signal rows', async () => {
       const plan = await t.db.transaction(async (tx) => {
         // The tables are tiny, so the planner would rather scan them: forbid that, and the index
         // must be usable, which it is only if the query implies its predicate.
@@ -284,6 +284,16 @@ for (const backend of BACKENDS) {
       const text = plan.map((row) => Object.values(row).join('')).join('\n');
       expect(text).toMatch(/Index Scan Backward using feedback_events_\w+_workspace_id_occurred_at_idx/);
       expect(text).not.toMatch(/workspace_id_seq_idx/);
+      // Each event's response and signal row are probes (LATERAL), never a join over the
+      // workspace's: even with nested loops discouraged, the planner cannot hash or merge them.
+      const probes = await t.db.transaction(async (tx) => {
+        await tx.query('SET LOCAL enable_nestloop = off');
+        const params = [t.workspaceId, `${day(-2)}T00:00:00Z`, `${day(1)}T00:00:00Z`, 10, false, 100, 100, 1];
+        return tx.query<Record<string, string>>(`EXPLAIN ${INSIGHT_EVENTS_SQL}`, params);
+      });
+      const probeText = probes.map((row) => Object.values(row).join('')).join('\n');
+      expect(probeText).toMatch(/Index Scan using feedback_signals_pkey/);
+      expect(probeText).not.toMatch(/Hash|Merge Join/);
     });
   });
 }
