@@ -75,16 +75,20 @@ class PhraseTable {
   readonly #single: number[] = [];
   readonly #children: Array<Map<number, number> | undefined> = [];
 
-  /** Calls `visit` with the id of every phrase occurrence of a text, in order (repeats included). */
-  eachPhrase(text: string, visit: (id: number) => void): void {
+  /**
+   * Calls `visit` with the id of every phrase occurrence of a text, in order (repeats included).
+   * With `grow` false, phrases the table does not hold are skipped (no id is made for them): a
+   * word it has never seen ends the run, as no phrase it holds contains that word.
+   */
+  eachPhrase(text: string, visit: (id: number) => void, grow = true): void {
     const run: number[] = [];
     const flush = (): void => {
       for (let i = 0; i < run.length; i++) {
-        let phrase = this.#singleOf(run[i] as number);
-        visit(phrase);
-        for (let n = 1; n < MAX_PHRASE_WORDS && i + n < run.length; n++) {
-          phrase = this.#extend(phrase, run[i + n] as number);
+        let phrase: number | undefined = this.#singleOf(run[i] as number, grow);
+        for (let n = 1; phrase !== undefined; n++) {
           visit(phrase);
+          if (n >= MAX_PHRASE_WORDS || i + n >= run.length) break;
+          phrase = this.#extend(phrase, run[i + n] as number, grow);
         }
       }
       run.length = 0;
@@ -93,15 +97,11 @@ class PhraseTable {
     const lower = text.toLowerCase().replace(/’/g, "'");
     for (let m = TOKEN.exec(lower); m !== null; m = TOKEN.exec(lower)) {
       const word = m[1];
-      if (word === undefined || word.length < 2 || STOP_WORDS.has(word)) flush();
-      else run.push(this.#wordId(word));
+      const id = word === undefined || word.length < 2 || STOP_WORDS.has(word) ? undefined : this.#wordId(word, grow);
+      if (id === undefined) flush();
+      else run.push(id);
     }
     flush();
-  }
-
-  /** Phrase ids handed out so far. */
-  get size(): number {
-    return this.#prefix.length;
   }
 
   /** The phrase's words, space-separated. */
@@ -111,9 +111,9 @@ class PhraseTable {
     return prefix < 0 ? last : `${this.text(prefix)} ${last}`;
   }
 
-  #wordId(word: string): number {
+  #wordId(word: string, grow: boolean): number | undefined {
     let id = this.#words.get(word);
-    if (id === undefined) {
+    if (id === undefined && grow) {
       id = this.#wordText.length;
       this.#words.set(word, id);
       this.#wordText.push(word);
@@ -121,23 +121,24 @@ class PhraseTable {
     return id;
   }
 
-  #singleOf(word: number): number {
+  #singleOf(word: number, grow: boolean): number | undefined {
     let id = this.#single[word];
-    if (id === undefined) {
+    if (id === undefined && grow) {
       id = this.#add(-1, word);
       this.#single[word] = id;
     }
     return id;
   }
 
-  #extend(prefix: number, word: number): number {
+  #extend(prefix: number, word: number, grow: boolean): number | undefined {
     let children = this.#children[prefix];
     if (children === undefined) {
+      if (!grow) return undefined;
       children = new Map();
       this.#children[prefix] = children;
     }
     let id = children.get(word);
-    if (id === undefined) {
+    if (id === undefined && grow) {
       id = this.#add(prefix, word);
       children.set(word, id);
     }
@@ -152,20 +153,24 @@ class PhraseTable {
 }
 
 /**
- * Per phrase id, the comments holding it (each comment once): their indexes when `withIndexes`,
- * else only how many.
+ * Per phrase id, the comments holding it (each comment once): their indexes when `current` (the
+ * table then takes in their phrases), else only how many, of the phrases the table holds already.
  */
-function countComments(table: PhraseTable, comments: readonly CommentText[], withIndexes: boolean): { counts: number[]; indexes: number[][] } {
+function countComments(table: PhraseTable, comments: readonly CommentText[], current: boolean): { counts: number[]; indexes: number[][] } {
   const counts: number[] = [];
   const indexes: number[][] = [];
   const lastSeen: number[] = [];
   for (const [c, comment] of comments.entries()) {
-    table.eachPhrase(comment.text, (id) => {
-      if (lastSeen[id] === c) return;
-      lastSeen[id] = c;
-      counts[id] = (counts[id] ?? 0) + 1;
-      if (withIndexes) (indexes[id] ??= []).push(c);
-    });
+    table.eachPhrase(
+      comment.text,
+      (id) => {
+        if (lastSeen[id] === c) return;
+        lastSeen[id] = c;
+        counts[id] = (counts[id] ?? 0) + 1;
+        if (current) (indexes[id] ??= []).push(c);
+      },
+      current,
+    );
   }
   return { counts, indexes };
 }
@@ -189,6 +194,7 @@ export function risingThemes(
   const n0 = previous.length;
   const table = new PhraseTable();
   const now = countComments(table, current, true);
+  // Only phrases of the range can be themes: the previous period is counted for those alone.
   const before = countComments(table, previous, false);
   const themes: RisingTheme[] = [];
   for (const [id, c1] of now.counts.entries()) {
