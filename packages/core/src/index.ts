@@ -124,6 +124,7 @@ export {
   classifyCorrection,
   countCorrectionPatterns,
   eventSample,
+  isSqlCorrection,
   type ClassifiedCorrection,
   type CorrectionPattern,
   type CorrectionText,

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { normalCdf } from '../src/stats/distributions.js';
 import { STOP_WORDS } from '../src/insights/stop-words.js';
 import { commentPhrases, risingThemes, type CommentText } from '../src/insights/themes.js';
 import { DATASETS_DIR, readJsonLines } from './datasets.js';
@@ -75,3 +77,59 @@ describe('risingThemes', () => {
     });
   });
 });
+
+/**
+ * The definition of docs/insights.md written plainly (phrases as sliced and joined strings, every
+ * pair of themes compared), as the report computed it before phrases became integer ids.
+ */
+function referenceThemes(current: readonly CommentText[], previous: readonly CommentText[], minSupport: number) {
+  const phrases = (text: string): Set<string> => new Set(referencePhrases(text));
+  const df = (cs: readonly CommentText[]) => {
+    const m = new Map<string, string[]>();
+    for (const c of cs) for (const p of phrases(c.text)) m.set(p, [...(m.get(p) ?? []), c.eventId]);
+    return m;
+  };
+  const [n1, n0] = [current.length, previous.length];
+  const before = df(previous);
+  const themes = [...df(current)]
+    .map(([phrase, ids]) => {
+      const [c1, c0] = [ids.length, before.get(phrase)?.length ?? 0];
+      const p = (c1 + c0) / (n1 + n0);
+      const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n0));
+      const z = n1 === 0 || n0 === 0 || se === 0 ? null : (c1 / n1 - c0 / n0) / se;
+      const growth = Math.log((c1 + 1) / (n1 + 2)) - Math.log((c0 + 1) / (n0 + 2));
+      return { phrase, current: c1, previous: c0, currentShare: (100 * c1) / n1, previousShare: n0 === 0 ? 0 : (100 * c0) / n0, growth, z, pValue: z === null ? null : 1 - normalCdf(z), eventIds: ids };
+    })
+    .filter((t) => t.current >= minSupport && t.growth > 0)
+    .sort((a, b) => b.growth - a.growth || b.current - a.current || a.phrase.localeCompare(b.phrase));
+  return themes.filter((t) => !themes.some((l) => l !== t && l.current === t.current && ` ${l.phrase} `.includes(` ${t.phrase} `)));
+}
+
+describe('risingThemes against the plain definition', () => {
+  const word = fc.constantFrom('wrong', 'join', 'slow', 'the', 'not', 'helpful', 'a', 'x', "can't", 'don’t', 'Über', 'naïve', '42', '3.14', '!!', '--', 'wrong-join', 'SQL', 'é');
+  const comment = fc.array(word, { maxLength: 25 }).chain((words) => fc.constantFrom(' ', ', ', '  ', '\n').map((sep) => words.join(sep)));
+  const period = (prefix: string) => fc.array(comment, { maxLength: 40 }).map((texts) => comments(texts, prefix));
+
+  it('gives the same themes, in the same order, with the same comments', () => {
+    fc.assert(
+      fc.property(period('c'), period('p'), fc.integer({ min: 1, max: 4 }), (current, previous, minSupport) => {
+        expect(risingThemes(current, previous, { minSupport })).toEqual(referenceThemes(current, previous, minSupport));
+        for (const c of current.slice(0, 5)) expect(commentPhrases(c.text)).toEqual(referencePhrases(c.text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** A comment's distinct phrases, as the plain definition makes them: runs of words, sliced and joined. */
+function referencePhrases(text: string): string[] {
+  const runs: string[][] = [[]];
+  for (const token of text.toLowerCase().replace(/’/g, "'").match(/[\p{L}]+(?:['’][\p{L}]+)*|[^\p{L}\s]+/gu) ?? []) {
+    if (!/^\p{L}/u.test(token) || STOP_WORDS.has(token) || token.length < 2) {
+      if ((runs.at(-1) ?? []).length > 0) runs.push([]);
+    } else runs.at(-1)?.push(token);
+  }
+  const out = new Set<string>();
+  for (const run of runs) for (let i = 0; i < run.length; i++) for (let n = 1; n <= 3 && i + n <= run.length; n++) out.add(run.slice(i, i + n).join(' '));
+  return [...out];
+}

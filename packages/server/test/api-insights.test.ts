@@ -127,6 +127,58 @@ for (const backend of BACKENDS) {
       expect(unparsed.reduce((n: number, p: { count: number }) => n + p.count, 0)).toBe(2);
     });
 
+    it('stores each counted correction\'s classification when processing it, and the report reads the stored one', async () => {
+      const stored = await t.db.query<{ event_id: string; correction: unknown }>(
+        `SELECT event_id, correction FROM feedback_signals WHERE workspace_id = $1 AND type = 'correction' ORDER BY event_id`,
+        [t.workspaceId],
+      );
+      expect(stored).toHaveLength(15);
+      const of = (id: string) => stored.find((r) => r.event_id === id)?.correction;
+      expect(of('sqlfix-0')).toEqual({ v: 1, format: 'sql', parsed: true, kinds: ['filter_added'], tables: ['invoices'] });
+      expect(of('sqllimit-6')).toEqual({ v: 1, format: 'sql', parsed: true, kinds: ['limit_changed'], tables: ['invoices'] });
+      expect(of('sqlbad-9')).toMatchObject({ v: 1, format: 'sql', parsed: false });
+      expect(of('numfix-0')).toMatchObject({ v: 1, format: 'text', kinds: expect.arrayContaining(['number_changed']) });
+      // A stored classification is what the report counts: change one, and the report says so.
+      await t.db.query(`UPDATE feedback_signals SET correction = $3::jsonb WHERE workspace_id = $1 AND event_id = $2`, [
+        t.workspaceId, 'numfix-0', JSON.stringify({ v: 1, format: 'text', parsed: false, kinds: ['emoji_added'], tables: [] }),
+      ]);
+      try {
+        const { patterns } = (await get(`/v1/insights?from=${day(-2)}&to=${day(0)}`)).json().correctionPatterns;
+        expect(patterns.find((p: { kind: string }) => p.kind === 'emoji_added')).toMatchObject({ count: 1, events: { sample: ['numfix-0'] } });
+      } finally {
+        await t.db.query(`UPDATE feedback_signals SET correction = $3::jsonb WHERE workspace_id = $1 AND event_id = $2`, [t.workspaceId, 'numfix-0', JSON.stringify(of('numfix-0'))]);
+      }
+    });
+
+    it('classifies the corrections without a stored classification of this version itself, to the same report', async () => {
+      const url = `/v1/insights?from=${day(-2)}&to=${day(0)}`;
+      const withStored = (await get(url)).json().correctionPatterns;
+      const saved = await t.db.query<{ event_id: string; correction: unknown }>(
+        `SELECT event_id, correction FROM feedback_signals WHERE workspace_id = $1 AND type = 'correction'`,
+        [t.workspaceId],
+      );
+      try {
+        // Processed before migration 0021: no classification.
+        await t.db.query(`UPDATE feedback_signals SET correction = NULL WHERE workspace_id = $1 AND type = 'correction'`, [t.workspaceId]);
+        const events = (await readInsightEvents(t.db, t.workspaceId, new Date(`${day(-2)}T00:00:00Z`), new Date(`${day(1)}T00:00:00Z`))).events;
+        expect(events.filter((e) => e.type === 'correction').every((e) => e.correction === null && e.corrected !== null)).toBe(true);
+        expect((await get(url)).json().correctionPatterns).toEqual(withStored);
+        // Classified by another version of the classifier: not read, classified again.
+        await t.db.query(
+          `UPDATE feedback_signals SET correction = '{"v": 0, "format": "text", "parsed": false, "kinds": ["emoji_added"], "tables": []}' WHERE workspace_id = $1 AND type = 'correction'`,
+          [t.workspaceId],
+        );
+        expect((await get(url)).json().correctionPatterns).toEqual(withStored);
+      } finally {
+        for (const row of saved) {
+          await t.db.query(`UPDATE feedback_signals SET correction = $3::jsonb WHERE workspace_id = $1 AND event_id = $2`, [t.workspaceId, row.event_id, JSON.stringify(row.correction)]);
+        }
+      }
+      // Stored again: read, not classified (the texts are not read).
+      const events = (await readInsightEvents(t.db, t.workspaceId, new Date(`${day(-2)}T00:00:00Z`), new Date(`${day(1)}T00:00:00Z`))).events;
+      expect(events.filter((e) => e.type === 'correction').every((e) => e.correction !== null && e.original === null && e.corrected === null)).toBe(true);
+    });
+
     it('ranks agents and models by satisfaction with Wilson intervals, only above the minimum sample', async () => {
       const body = (await get(`/v1/insights?from=${day(-2)}&to=${day(0)}`)).json();
       const { agents, models } = body.lowestSatisfaction;
@@ -221,17 +273,27 @@ for (const backend of BACKENDS) {
       expect(comments.events).toHaveLength(7);
     });
 
-    it('reads through the partial index of migration 0009 (its predicate matches the query)', async () => {
+    it('reads through the partial index of migration 0009 (its predicate matches the query), probing responses and signal rows', async () => {
       const plan = await t.db.transaction(async (tx) => {
         // The tables are tiny, so the planner would rather scan them: forbid that, and the index
         // must be usable, which it is only if the query implies its predicate.
         await tx.query('SET LOCAL enable_seqscan = off');
-        const params = [t.workspaceId, `${day(-2)}T00:00:00Z`, `${day(1)}T00:00:00Z`, 10, false, 100, 100];
+        const params = [t.workspaceId, `${day(-2)}T00:00:00Z`, `${day(1)}T00:00:00Z`, 10, false, 100, 100, 1];
         return tx.query<Record<string, string>>(`EXPLAIN ${INSIGHT_EVENTS_SQL}`, params);
       });
       const text = plan.map((row) => Object.values(row).join('')).join('\n');
       expect(text).toMatch(/Index Scan Backward using feedback_events_\w+_workspace_id_occurred_at_idx/);
       expect(text).not.toMatch(/workspace_id_seq_idx/);
+      // Each event's response and signal row are probes (LATERAL), never a join over the
+      // workspace's: even with nested loops discouraged, the planner cannot hash or merge them.
+      const probes = await t.db.transaction(async (tx) => {
+        await tx.query('SET LOCAL enable_nestloop = off');
+        const params = [t.workspaceId, `${day(-2)}T00:00:00Z`, `${day(1)}T00:00:00Z`, 10, false, 100, 100, 1];
+        return tx.query<Record<string, string>>(`EXPLAIN ${INSIGHT_EVENTS_SQL}`, params);
+      });
+      const probeText = probes.map((row) => Object.values(row).join('')).join('\n');
+      expect(probeText).toMatch(/Index Scan using feedback_signals_pkey/);
+      expect(probeText).not.toMatch(/Hash|Merge Join/);
     });
   });
 }

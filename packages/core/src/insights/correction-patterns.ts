@@ -53,9 +53,13 @@ export function eventSample(ids: readonly string[], count = ids.length): EventSa
 
 /**
  * Whether a correction is SQL: its format says so, or (format not given, or `code`) both texts
- * start like SQL statements.
+ * start like SQL statements. Only SQL corrections need the grammars of {@link classifyCorrection}'s
+ * second argument, so a caller with none can skip loading them (38 MB).
+ *
+ * @example
+ * isSqlCorrection({ eventId: 'e1', original: 'SELECT 1', corrected: 'SELECT 2' }) // true
  */
-function isSql(c: CorrectionText): boolean {
+export function isSqlCorrection(c: CorrectionText): boolean {
   if (c.format === 'sql') return true;
   if (c.format === 'text' || c.format === 'json') return false;
   return looksLikeSql(c.original) && looksLikeSql(c.corrected);
@@ -82,7 +86,7 @@ export interface ClassifiedCorrection {
  * // { eventId: 'e1', format: 'sql', parsed: true, kinds: ['limit_changed'], tables: ['t'] }
  */
 export function classifyCorrection(c: CorrectionText, sql: SqlGrammars): ClassifiedCorrection {
-  if (!isSql(c)) return { eventId: c.eventId, format: 'text', parsed: false, kinds: textEditKinds(c.original, c.corrected), tables: [] };
+  if (!isSqlCorrection(c)) return { eventId: c.eventId, format: 'text', parsed: false, kinds: textEditKinds(c.original, c.corrected), tables: [] };
   const change = sqlChanges(c.original, c.corrected, sql);
   return { eventId: c.eventId, format: 'sql', parsed: change.parsed, kinds: change.kinds, tables: change.tables };
 }

@@ -1,6 +1,7 @@
 /**
- * The processing transaction: claim events from the outbox, run the stages, and write every
- * database effect in the same transaction (signals, the response list's tags, document tallies, hourly alert counts, rollup and rescore marks,
+ * The processing transaction: claim events from the outbox, run the stages (and classify the
+ * corrections for the insights report), and write every database effect in the same transaction
+ * (signals, the response list's tags, document tallies, hourly alert counts, rollup and rescore marks,
  * webhook deliveries, embedded live counters, and the outbox row of effects outside the
  * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
@@ -9,6 +10,7 @@ import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { sumJsonbCounts } from '../db/sum-jsonb-counts.js';
 import { createDeliveries } from '../emit/webhook-store.js';
 import { addCountedTags } from '../store/response-list-tags.js';
+import { classifyClaimedCorrections } from './classify-corrections.js';
 import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
 import type { SqlLiveCounters } from './live-counter-store.js';
@@ -51,6 +53,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     const report: ProcessReport = { claimed: claimed.length, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [] };
     if (claimed.length === 0) return report;
     const out = runStages(claimed, now);
+    await classifyClaimedCorrections(claimed, out.signals);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
     await insertSignals(tx, out);
     await addCountedTags(
@@ -70,12 +73,13 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
 async function insertSignals(tx: SqlExecutor, out: StageOutput): Promise<void> {
   await tx.query(
     `INSERT INTO feedback_signals (workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error,
-                                   polarity, severity, categories, signal_class, value, weight, first_pass, learning_signal, occurred_at, sample_weight)
+                                   polarity, severity, categories, signal_class, value, weight, first_pass, learning_signal, correction, occurred_at, sample_weight)
      SELECT workspace_id, event_id, response_id, user_id, session_id, type, status, drop_reason, error, polarity, severity,
-            categories, signal_class, value, weight, first_pass, learning_signal, occurred_at, sample_weight
+            categories, signal_class, value, weight, first_pass, learning_signal, correction, occurred_at, sample_weight
        FROM json_to_recordset($1::json) AS x(workspace_id text, event_id text, response_id text, user_id text, session_id text,
             type text, status text, drop_reason text, error text, polarity text, severity text, categories text[], signal_class text,
-            value double precision, weight double precision, first_pass boolean, learning_signal jsonb, occurred_at timestamptz, sample_weight real)`,
+            value double precision, weight double precision, first_pass boolean, learning_signal jsonb, correction jsonb, occurred_at timestamptz,
+            sample_weight real)`,
     [JSON.stringify(out.signals)],
     { prepare: true },
   );

@@ -21,6 +21,7 @@ import {
   type LearningSignal,
 } from '@feedloop/core';
 import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
+import type { StoredCorrectionClass } from '../store/correction-class.js';
 import { compactLearningSignal, type StoredLearningSignal } from '../store/stored-learning-signal.js';
 import { addHourlyDelta, type HourlyDelta } from './hourly-counts.js';
 import type { ClaimedEvent } from './load-claimed.js';
@@ -44,6 +45,8 @@ export interface SignalRow {
   weight: number | null;
   first_pass: boolean | null;
   learning_signal: StoredLearningSignal | null;
+  /** A counted correction's classification (set after the stages, by classifyClaimedCorrections). */
+  correction: StoredCorrectionClass | null;
   occurred_at: string;
   /** 1 / the implicit sample rate the event was kept at; null: not sampled. */
   sample_weight: number | null;
@@ -178,6 +181,7 @@ function baseRow(c: ClaimedEvent): SignalRow {
     weight: null,
     first_pass: null,
     learning_signal: null,
+    correction: null,
     occurred_at: event.occurredAt.toISOString(),
     sample_weight: c.sampleWeight === 1 ? null : c.sampleWeight,
   };

@@ -49,7 +49,7 @@ export async function readUserData(db: SqlExecutor, workspaceId: string, userId:
   );
   const signals = await db.query(
     `SELECT event_id AS "eventId", response_id AS "responseId", type, status, polarity, severity, categories, signal_class AS "signalClass",
-            value, weight, learning_signal AS "learningSignal", occurred_at AS "occurredAt", processed_at AS "processedAt"
+            value, weight, learning_signal AS "learningSignal", correction, occurred_at AS "occurredAt", processed_at AS "processedAt"
        FROM feedback_signals WHERE workspace_id = $1 AND user_id = $2 ORDER BY occurred_at, event_id LIMIT $3`,
     p,
   );

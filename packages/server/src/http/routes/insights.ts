@@ -2,13 +2,11 @@
  * `GET /v1/insights?from=&to=`: the Feedback-and-RLHF seed's insights report for a workspace: the
  * most common correction patterns, the agents and models with the lowest satisfaction, the query
  * types with the highest escalation rate, and rising comment themes, each naming the events
- * behind it. The route reads (the bounded event read and the rollup sums, store/insights-queries.ts)
- * and hands everything to core's pure classifiers and rankings. Definitions: docs/insights.md.
+ * behind it. The route reads (the bounded event read with the corrections' stored classifications,
+ * and the rollup sums, store/insights-queries.ts) and hands everything to core's pure rankings.
+ * Definitions: docs/insights.md.
  */
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
-  classifyCorrection,
-  loadSqlGrammars,
   countCorrectionPatterns,
   eventSample,
   highestEscalation,
@@ -16,13 +14,13 @@ import {
   risingThemes,
   utcDay,
   type ClassifiedCorrection,
-  type CorrectionText,
   type EventSample,
   type Ranking,
 } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { CorrectionClassCache, fromStoredClass } from '../../store/correction-class.js';
 import { INSIGHT_EVENTS_LIMIT, readDimensionTotals, readInsightEvents, type InsightEvent } from '../../store/insights-queries.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -35,12 +33,11 @@ const MAX_DAYS = 366;
 const LISTED = 10;
 const DAY_MS = 86_400_000;
 /**
- * Corrections classified per report at most (the newest): an SQL correction costs two parses,
- * about half a millisecond, so a thousand is about half a second of work.
+ * Corrections counted per report at most (the newest). Their classifications are stored by the
+ * pipeline; the cap bounds the report's own classifying of those without one (processed before
+ * migration 0021, or not yet processed): 1-2 ms each for a short SQL correction.
  */
 const CORRECTIONS_CLASSIFIED = 1_000;
-/** Corrections classified between two yields to the event loop, so other requests are served meanwhile. */
-const CLASSIFY_SLICE = 50;
 
 /**
  * Whether a string is a calendar day `YYYY-MM-DD` of the years 1970-9998 (Date.parse rolls
@@ -92,6 +89,8 @@ const isNegativeRating = (e: InsightEvent) => e.type === 'thumbs_down' || ((e.ty
 /** The insights route. */
 export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  /** Classifications of corrections the pipeline did not classify, by their texts (never stale). */
+  const fallback = new CorrectionClassCache();
 
   r.get('/v1/insights', {
     schema: {
@@ -111,10 +110,8 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
       ]);
       const events = current.events;
 
-      const corrections = events.filter((e) => e.type === 'correction' && e.original !== null && e.corrected !== null);
-      const classified = await classifyInSlices(
-        corrections.slice(0, CORRECTIONS_CLASSIFIED).map((e) => ({ eventId: e.id, original: e.original ?? '', corrected: e.corrected ?? '', format: e.format })),
-      );
+      const corrections = events.filter((e) => e.type === 'correction' && (e.correction !== null || (e.original !== null && e.corrected !== null)));
+      const classified = await classificationsOf(corrections.slice(0, CORRECTIONS_CLASSIFIED), fallback);
       const patterns = countCorrectionPatterns(classified).slice(0, 2 * LISTED);
 
       const satisfaction = (dimension: 'agent' | 'model') => {
@@ -164,12 +161,13 @@ function withEvents<T>(ranking: Ranking<T>, events: (item: T) => EventSample): R
   return { ...ranking, ranked: ranking.ranked.map((item) => ({ ...item, events: events(item) })) };
 }
 
-async function classifyInSlices(corrections: readonly CorrectionText[]): Promise<ClassifiedCorrection[]> {
-  const out: ClassifiedCorrection[] = [];
-  const sql = await loadSqlGrammars();
-  for (let i = 0; i < corrections.length; i += CLASSIFY_SLICE) {
-    if (i > 0) await yieldToEventLoop();
-    for (const c of corrections.slice(i, i + CLASSIFY_SLICE)) out.push(classifyCorrection(c, sql));
-  }
-  return out;
+/**
+ * The corrections' classifications, in their order: the stored one when the pipeline made it,
+ * else classified here (each text once per process, in slices that yield to the event loop).
+ */
+async function classificationsOf(corrections: readonly InsightEvent[], fallback: CorrectionClassCache): Promise<ClassifiedCorrection[]> {
+  const unclassified = corrections.filter((e) => e.correction === null);
+  const computed = await fallback.classify(unclassified.map((e) => ({ eventId: e.id, original: e.original ?? '', corrected: e.corrected ?? '', format: e.format })));
+  const byId = new Map(computed.map((c) => [c.eventId, c]));
+  return corrections.map((e) => (e.correction !== null ? fromStoredClass(e.id, e.correction) : (byId.get(e.id) as ClassifiedCorrection)));
 }

@@ -1,0 +1,16 @@
+-- feedloop schema 21: each correction's classification, stored when the pipeline processes it.
+--
+-- GET /v1/insights counts the correction patterns of up to 1,000 corrections a report. It used to
+-- classify them on every request: an SQL correction is two parses with node-sql-parser and its
+-- clauses printed back, 1-2 ms for a short query and about 100 ms for one of 10,000 characters,
+-- so the report took seconds on a busy workspace, nearly all of it redoing the same work (the
+-- grammars alone are 0.4 s to load in a new process). A correction's texts never change, so the
+-- pipeline classifies it once, in the transaction that counts it, and the report reads the result
+-- here (`{v, format, parsed, kinds, tables}`, store/correction-class.ts; `v` is the classifier's
+-- version: one of another version is classified again by the report).
+--
+-- A column of the signal row rather than a table: the row is already written once per event in
+-- that transaction, found by its primary key, and deleted with the event on erasure and retention.
+-- Nullable, no default: adding it rewrites nothing. Rows processed before this migration keep
+-- null, and the report classifies those itself (cached by their texts in its process).
+ALTER TABLE feedback_signals ADD COLUMN correction jsonb;
