@@ -32,7 +32,13 @@ export async function classifyClaimedCorrections(claimed: readonly ClaimedEvent[
     if (before === undefined) continue;
     todo.push({ row, original: cutText(before), corrected: cutText(corrected), format: format ?? null });
   }
-  const classified = await classifyCorrections(todo.map((t) => ({ eventId: t.row.event_id, original: t.original, corrected: t.corrected, format: t.format })));
+  let classified: Awaited<ReturnType<typeof classifyCorrections>>;
+  try {
+    classified = await classifyCorrections(todo.map((t) => ({ eventId: t.row.event_id, original: t.original, corrected: t.corrected, format: t.format })));
+  } catch {
+    // The grammars did not load (a broken install): the events still count, the report classifies them.
+    return;
+  }
   for (const [i, cls] of classified.entries()) {
     const t = todo[i];
     if (t && cls) t.row.correction = toStoredClass(cls);
