@@ -6,7 +6,8 @@
  * p50/p95 of one page (50) per filter on Postgres, each next to the same run's baseline: the list
  * as it was before migration 0019 (bench/response-list-walk.ts), on the same data, as a ratio.
  * `LIST_FILTERS=comment,none` runs those alone; `LIST_BASELINE_RUNS` (default 5) sets how often
- * the baseline runs (its worst cases take seconds each at 1 M events).
+ * the baseline runs (its worst cases take seconds each at 1 M events). `LIST_KEEP=1` keeps the
+ * seeded database (drop it yourself) and `LIST_DATABASE_URL=<it>` measures it again unseeded.
  * `LIST_RESPONSES=250000 LIST_EVENTS=1000000 node --import tsx bench/response-list.bench.ts`
  */
 import { migrate } from '../packages/server/src/db/migrate.js';
@@ -130,13 +131,24 @@ export async function runResponseListBench(): Promise<void> {
   const n = envInt('LIST_RESPONSES', 50_000);
   const events = envInt('LIST_EVENTS', 200_000);
   const baselineRuns = envInt('LIST_BASELINE_RUNS', 5);
-  const fresh = await createFreshDatabase();
+  // LIST_KEEP=1 keeps the seeded database and prints its URL; LIST_DATABASE_URL measures one kept
+  // before (seeding 10 M events takes about 20 minutes here).
+  const kept = process.env.LIST_DATABASE_URL;
+  const fresh = kept ? undefined : await createFreshDatabase();
   try {
-    const db = await openPostgres(fresh.url);
-    await migrate(db);
-    const t0 = performance.now();
-    await seed(db, n, events);
-    console.log(`postgres: seeded ${int(n)} responses, ${int(events)} events in ${dec((performance.now() - t0) / 1000, 1)} s`);
+    const db = await openPostgres(kept ?? fresh!.url);
+    if (fresh) {
+      await migrate(db);
+      const t0 = performance.now();
+      await seed(db, n, events);
+      console.log(`postgres: seeded ${int(n)} responses, ${int(events)} events in ${dec((performance.now() - t0) / 1000, 1)} s`);
+      if (process.env.LIST_KEEP === '1') console.log(`kept: LIST_DATABASE_URL=${fresh.url}`);
+    } else {
+      const [c] = await db.query<{ responses: number; events: number }>(
+        'SELECT (SELECT count(*) FROM responses)::int AS responses, (SELECT count(*) FROM feedback_events)::int AS events',
+      );
+      console.log(`postgres: a kept database of ${int(c?.responses ?? 0)} responses, ${int(c?.events ?? 0)} events`);
+    }
     console.log(`  ${'filter'.padEnd(42)} ${'list p50'.padStart(10)} ${'p95'.padStart(10)}  | ${'walk p50'.padStart(10)} (baseline: before 0019)  ratio  rows`);
     const only = process.env.LIST_FILTERS?.split(',');
     for (const [name, filter] of FILTERS.filter(([n]) => !only || only.some((o) => n.startsWith(o)))) {
@@ -153,7 +165,7 @@ export async function runResponseListBench(): Promise<void> {
     }
     await db.close();
   } finally {
-    await fresh.drop();
+    if (fresh && process.env.LIST_KEEP !== '1') await fresh.drop();
   }
 }
 

@@ -126,16 +126,92 @@ export async function commentMatches(db: SqlExecutor, workspaceId: string, text:
   return rows.length >= cap ? undefined : [...new Set(rows.map((r) => r.response_id))];
 }
 
+/** Index entries read at most to size a filter (`sizeStarts`), and so candidates a start holds at most. */
+export const START_PROBE_CAP = 10_000;
+
+/** A filter whose own index lists its responses: a possible start of the walk. */
+interface Start {
+  /** The list tag, when the filter is one (its index is in creation order: the walk can start there). */
+  tag?: string;
+  /** `SELECT <response id> AS id ...` of its responses (time bounds applied), parameters from $1 (the workspace). */
+  sql: string;
+  params: unknown[];
+}
+
+/** The filters of `filter` that can start a walk from an index of their own. */
+function startsOf(workspaceId: string, filter: ResponseListFilter): Start[] {
+  const starts: Start[] = [];
+  /** `conds`: [column and operator, value]; time bounds on `time` when it has one. */
+  const add = (tag: string | undefined, table: string, id: string, conds: Array<[string, unknown]>, time?: string) => {
+    const all = [...conds];
+    if (time !== undefined && filter.since !== undefined) all.push([`${time} >=`, filter.since]);
+    if (time !== undefined && filter.until !== undefined) all.push([`${time} <`, filter.until]);
+    const where = all.map(([cond], i) => `${cond} $${i + 2}`);
+    starts.push({ ...(tag === undefined ? {} : { tag }), sql: `SELECT ${id} AS id FROM ${table} WHERE workspace_id = $1 AND ${where.join(' AND ')}`, params: [workspaceId, ...all.map(([, v]) => v)] });
+  };
+  for (const tag of tagsOf(filter)) add(tag, 'response_list_tags', 'response_id', [['tag =', tag]], 'created_at');
+  if (filter.agent !== undefined) add(undefined, 'responses', 'id', [['agent =', filter.agent]], 'created_at');
+  if (filter.model !== undefined) add(undefined, 'responses', 'id', [['model =', filter.model]], 'created_at');
+  if (filter.experimentId !== undefined) {
+    const variant: Array<[string, unknown]> = filter.variant !== undefined ? [['variant =', filter.variant]] : [];
+    add(undefined, 'responses', 'id', [['experiment_id =', filter.experimentId], ...variant], 'created_at');
+  }
+  const score: Array<[string, unknown]> = [];
+  if (filter.minScore !== undefined) score.push(['score >=', filter.minScore]);
+  if (filter.maxScore !== undefined) score.push(['score <=', filter.maxScore]);
+  if (score.length > 0) add(undefined, 'response_scores', 'response_id', score);
+  return starts;
+}
+
+/** The list tags a filter asks for. */
+function tagsOf(filter: ResponseListFilter): string[] {
+  const tags: string[] = [];
+  if (filter.category !== undefined) tags.push(categoryTag(filter.category));
+  if (filter.rating === 'positive' || filter.rating === 'negative') tags.push(ratingTag(filter.rating));
+  if (filter.rating === 'unrated') tags.push(UNRATED_TAG);
+  return tags;
+}
+
+/**
+ * Where a page of several filters starts (`smallestStart`): a tag whose rows are few (walk them,
+ * newest first), these responses (a rare dimension or score range: every match is one of them),
+ * nothing (a filter matches no response), or the planner's choice (every filter is common).
+ */
+type StartChoice = { kind: 'tag'; tag: string } | { kind: 'among'; ids: string[] } | { kind: 'none' } | undefined;
+
+/**
+ * Sizes each filter on its own index (up to `START_PROBE_CAP` entries read for each) and picks the
+ * one with the fewest responses, when one has fewer than that: a walk from it reads at most that
+ * many. A filter that matches nothing answers the page with that one probe.
+ *
+ * Why not leave it to the planner: it costs a LIMIT plan as if matches were spread evenly, so for
+ * a rare agent with `rating=negative` it walked all 1,250,000 negative responses of a 10 M-event
+ * workspace (1.6 s) to find that none of that agent's was negative.
+ */
+async function smallestStart(db: SqlExecutor, starts: Start[], cap = START_PROBE_CAP): Promise<StartChoice> {
+  let best: { start: Start; size: number } | undefined;
+  for (const start of starts) {
+    const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${start.sql} LIMIT ${Math.max(1, Math.floor(cap))}) AS x`, start.params);
+    const size = row?.n ?? 0;
+    if (size === 0) return { kind: 'none' };
+    if (best === undefined || size < best.size) best = { start, size };
+  }
+  if (best === undefined || best.size >= cap) return undefined;
+  if (best.start.tag !== undefined) return { kind: 'tag', tag: best.start.tag };
+  return { kind: 'among', ids: (await db.query<{ id: string }>(best.start.sql, best.start.params)).map((r) => r.id) };
+}
+
 /**
  * One page of a workspace's responses, newest first.
  *
- * What drives the walk (profiled in docs/dashboard.md): with a rating or category filter, that
+ * What drives the walk (profiled in docs/dashboard.md): with one rating or category filter, that
  * tag's rows of `response_list_tags` newest first (migration 0019), so a rare or absent tag costs
- * what it matches; without one, `responses (workspace_id, created_at)` or a dimension index. A
- * comment search first walks `COMMENT_WALK_FIRST` responses (a common search's page is there),
- * then asks the comment index which responses match (`commentMatches`). The planner picks the
- * cheapest of these starts from the tables' statistics. `options` (tests): the comment probe's
- * cap, and how many responses the first walk reads (0: none).
+ * what it matches; with one dimension filter, its index; with none, `responses (workspace_id,
+ * created_at)`. With several, each is sized on its index first (`smallestStart`) and the rarest
+ * one's responses are the candidates. A comment search alone first walks `COMMENT_WALK_FIRST`
+ * responses (a common search's page is there), then asks the comment index which responses match
+ * (`commentMatches`). `options` (tests): the comment probe's cap, how many responses the first
+ * walk reads (0: none), and the sizing's cap.
  *
  * @example
  * const page = await listResponses(db, ws, { rating: 'negative', agent: 'sql' }, undefined, 50);
@@ -147,9 +223,21 @@ export async function listResponses(
   filter: ResponseListFilter,
   after: { createdAt: Date; id: string } | undefined,
   limit: number,
-  options: { commentProbeCap?: number; commentWalkFirst?: number } = {},
+  options: { commentProbeCap?: number; commentWalkFirst?: number; startProbeCap?: number } = {},
 ): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
-  if (filter.comment === undefined) return listPage(db, workspaceId, filter, after, limit, { kind: 'none' });
+  const none = { data: [], nextCursor: null };
+  const starts = startsOf(workspaceId, filter);
+  if (filter.comment === undefined) {
+    if (starts.length < 2) return listPage(db, workspaceId, filter, after, limit, { kind: 'none' });
+    const start = await smallestStart(db, starts, options.startProbeCap);
+    return start?.kind === 'none' ? none : listPage(db, workspaceId, filter, after, limit, { kind: 'none' }, start);
+  }
+  if (starts.length > 0) {
+    // Another filter's few responses, each probed for the comment: at most START_PROBE_CAP probes.
+    const start = await smallestStart(db, starts, options.startProbeCap);
+    if (start?.kind === 'none') return none;
+    if (start !== undefined) return listPage(db, workspaceId, filter, after, limit, { kind: 'walk' }, start);
+  }
   // A common search: a page among the newest responses the other filters let through.
   const walkFirst = options.commentWalkFirst ?? COMMENT_WALK_FIRST;
   if (walkFirst > 0) {
@@ -157,18 +245,22 @@ export async function listResponses(
     if (first.nextCursor !== null) return first;
   }
   const ids = await commentMatches(db, workspaceId, filter.comment, options.commentProbeCap);
-  if (ids !== undefined && ids.length === 0) return { data: [], nextCursor: null };
-  return listPage(db, workspaceId, filter, after, limit, ids === undefined ? { kind: 'walk' } : { kind: 'ids', ids });
+  if (ids !== undefined && ids.length === 0) return none;
+  return listPage(db, workspaceId, filter, after, limit, ids === undefined ? { kind: 'walk' } : { kind: 'none' }, ids === undefined ? undefined : { kind: 'among', ids });
 }
 
 /**
- * How a page meets the comment filter: not at all (no comment filter), among these responses
- * (the piece index's answer), or by probing each response's events on the walk, over at most
- * `within` responses the other filters let through (a bounded first try) or over all.
+ * How a page meets the comment filter: not here (no comment filter, or the candidates are the
+ * comment's matches), or by probing each response's events on the walk, over at most `within`
+ * responses the other filters let through (a bounded first try) or over all.
  */
-type CommentWay = { kind: 'none' } | { kind: 'ids'; ids: string[] } | { kind: 'walk'; within?: number };
+type CommentWay = { kind: 'none' } | { kind: 'walk'; within?: number };
 
-/** One page; `listResponses` picks the comment way. A bounded walk's page is full or has no cursor. */
+/**
+ * One page; `listResponses` picks the comment way and the start (`among`: every match is one of
+ * these responses, so the page is read from them alone; `tag`: the walk runs down this tag).
+ * A bounded walk's page is full or has no cursor.
+ */
 async function listPage(
   db: SqlExecutor,
   workspaceId: string,
@@ -176,6 +268,7 @@ async function listPage(
   after: { createdAt: Date; id: string } | undefined,
   limit: number,
   comment: CommentWay,
+  start?: Exclude<StartChoice, { kind: 'none' }>,
 ): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
   const where = ['r.workspace_id = $1'];
   const params: unknown[] = [workspaceId];
@@ -183,19 +276,21 @@ async function listPage(
     params.push(value);
     return `$${params.length}`;
   };
-  const tags: string[] = [];
-  if (filter.category !== undefined) tags.push(categoryTag(filter.category));
-  if (filter.rating === 'positive' || filter.rating === 'negative') tags.push(ratingTag(filter.rating));
-  if (filter.rating === 'unrated') tags.push(UNRATED_TAG);
-  const [driver, ...more] = tags;
-  // A tag's rows carry the response's created_at: ordering by them lets the walk run down the
-  // tag's index; without a tag, down the responses' own.
+  const tags = tagsOf(filter);
+  const among = start?.kind === 'among' ? start.ids : undefined;
+  // Candidates drive and the tags are probed; else a tag drives (the chosen one, or the first):
+  // its rows carry the response's created_at, so ordering by them runs the walk down its index.
+  const first = start?.kind === 'tag' ? start.tag : tags[0];
+  const [driver, ...more] = among !== undefined ? [undefined, ...tags] : [first, ...tags.filter((t) => t !== first)];
   const [at, id] = driver === undefined ? ['r.created_at', 'r.id'] : ['lt.created_at', 'lt.response_id'];
   const from =
-    driver === undefined
-      ? 'responses r'
-      : `response_list_tags lt JOIN responses r ON r.workspace_id = lt.workspace_id AND r.id = lt.response_id AND lt.workspace_id = $1 AND lt.tag = ${p(driver)}`;
+    among !== undefined
+      ? `unnest(${p(among)}::text[]) AS st(id) JOIN responses r ON r.workspace_id = $1 AND r.id = st.id`
+      : driver === undefined
+        ? 'responses r'
+        : `response_list_tags lt JOIN responses r ON r.workspace_id = lt.workspace_id AND r.id = lt.response_id AND lt.workspace_id = $1 AND lt.tag = ${p(driver)}`;
   for (const tag of more) {
+    if (tag === undefined) continue;
     where.push(`EXISTS (SELECT 1 FROM response_list_tags t2 WHERE t2.workspace_id = r.workspace_id AND t2.response_id = r.id AND t2.tag = ${p(tag)})`);
   }
   if (filter.agent !== undefined) where.push(`r.agent = ${p(filter.agent)}`);
@@ -206,7 +301,6 @@ async function listPage(
   if (filter.until !== undefined) where.push(`${at} < ${p(filter.until)}`);
   if (filter.minScore !== undefined) where.push(`sc.score >= ${p(filter.minScore)}`);
   if (filter.maxScore !== undefined) where.push(`sc.score <= ${p(filter.maxScore)}`);
-  if (comment.kind === 'ids') where.push(`r.id = ANY (${p(comment.ids)}::text[])`);
   if (after !== undefined) where.push(`(${at}, ${id}) < (${p(after.createdAt)}, ${p(after.id)})`);
   const scored = filter.minScore !== undefined || filter.maxScore !== undefined;
   const joins = `${from}${scored ? ' JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id' : ''}`;
