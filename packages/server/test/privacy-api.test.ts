@@ -130,6 +130,8 @@ for (const backend of BACKENDS) {
           { id: 'v-e5', responseId: 'o-r1', type: 'edit', userId: victim, payload: { edited: 'SELECT 22' } },
           { id: 'o-e1', responseId: 'o-r1', type: 'thumbs_up', userId: 'other' },
           { id: 'o-e2', responseId: 'v-r1', type: 'thumbs_up', userId: 'other' },
+          // No user: its signal takes the response's user, so it is the victim's signal too.
+          { id: 'n-e1', responseId: 'v-r1', type: 'comment', payload: { comment: 'anonymous' } },
         ],
       });
       expect(sent.json().results.every((r: { status: string }) => r.status === 'accepted')).toBe(true);
@@ -140,13 +142,14 @@ for (const backend of BACKENDS) {
 
       const data = (await req('GET', `/v1/users/${victim}/data`)).json();
       expect(data.responses.map((r: { id: string }) => r.id)).toEqual(['v-r1']);
-      expect(data.events.map((e: { id: string }) => e.id).sort()).toEqual(['o-e2', 'v-e1', 'v-e2', 'v-e3', 'v-e4', 'v-e5']);
-      expect(data.signals.length).toBe(5);
+      expect(data.events.map((e: { id: string }) => e.id).sort()).toEqual(['n-e1', 'o-e2', 'v-e1', 'v-e2', 'v-e3', 'v-e4', 'v-e5']);
+      expect(data.signals.map((s: { eventId: string }) => s.eventId).sort()).toEqual(['n-e1', 'v-e1', 'v-e2', 'v-e3', 'v-e4', 'v-e5']);
+      expect(data.scores.map((s: { responseId: string }) => s.responseId)).toEqual(['v-r1']);
       expect(data.consent).toMatchObject({ implicit: true });
 
       const erased = await req('DELETE', `/v1/users/${victim}`);
       expect(erased.statusCode).toBe(200);
-      expect(erased.json()).toMatchObject({ erased: true, tables: { responses: 1, feedback_events: 6 } });
+      expect(erased.json()).toMatchObject({ erased: true, tables: { responses: 1, feedback_events: 7 } });
 
       expect(await tablesContaining(t, victim)).toEqual({});
       expect(await tablesContaining(t, secretQuery)).toEqual({});
