@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
     it('never shows another workspace, and answers bad input with a 400 naming the field', async () => {
       const theirs = (await get('/v1/responses', other.secretKey)).json().data as Item[];
       expect(theirs.map((r) => r.id)).toEqual(['r0']);
-      for (const [query, field] of [['minScore=2', 'minScore'], ['rating=meh', 'rating'], ['cursor=nope', 'cursor'], ['minScore=0.5&maxScore=0', 'minScore'], ['since=yesterday', 'since'], ['limit=0', 'limit']]) {
+      for (const [query, field] of [['minScore=2', 'minScore'], ['rating=meh', 'rating'], ['cursor=nope', 'cursor'], ['minScore=0.5&maxScore=0', 'minScore'], ['since=yesterday', 'since'], ['limit=0', 'limit'], ['comment=ok', 'comment']]) {
         const res = await get(`/v1/responses?${query}`);
         expect(res.statusCode, query).toBe(400);
         expect(res.json().error.field, query).toBe(field);

@@ -61,7 +61,7 @@ export function Insights() {
             {r.risingThemes.themes.length === 0 ? <p class="note">No rising themes.</p> : (
               <ul>
                 {r.risingThemes.themes.map((t) => (
-                  <li key={t.phrase}><a href={`#/responses?comment=${encodeURIComponent(t.phrase)}`}>“{t.phrase}”</a>: {t.current} now, {t.previous} before {ids(t.events)}</li>
+                  <li key={t.phrase}>{t.phrase.length >= 3 ? <a href={`#/responses?comment=${encodeURIComponent(t.phrase)}`}>“{t.phrase}”</a> : `“${t.phrase}”`}: {t.current} now, {t.previous} before {ids(t.events)}</li>
                 ))}
               </ul>
             )}

@@ -107,7 +107,7 @@ export function Responses() {
   const field = (name: (typeof FILTERS)[number], label: string, type = 'text') => (
     <label>
       {label}
-      <input name={name} type={type} step={type === 'number' ? '0.1' : undefined} value={draft[name] ?? ''} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })} />
+      <input name={name} type={type} step={type === 'number' ? '0.1' : undefined} minLength={name === 'comment' ? 3 : undefined} value={draft[name] ?? ''} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })} />
     </label>
   );
   return (
