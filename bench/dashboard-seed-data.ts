@@ -281,3 +281,13 @@ function templateOf(kind: Kind, byKey: Map<string, TemplateRow>, settings: Retur
   byKey.set(key, row);
   return row;
 }
+
+/** Cumulative bounds as a CASE over `r`: `CASE WHEN r < 0.35 THEN 'sql' … END`. */
+export function pickCase(r: string, shares: Array<[string, number]>): string {
+  let at = 0;
+  const whens = shares.map(([name, share]) => {
+    at += share;
+    return `WHEN ${r} < ${at.toFixed(4)} THEN '${name}'`;
+  });
+  return `CASE ${whens.join(' ')} ELSE '${shares[shares.length - 1]?.[0] ?? ''}' END`;
+}

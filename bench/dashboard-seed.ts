@@ -30,7 +30,7 @@ import { rollupDay } from '../packages/server/src/pipeline/rollup.js';
 import { createWorkspace } from '../packages/server/src/store/workspaces.js';
 import { withClient } from './bench-database.js';
 import { int } from './bench-server.js';
-import { AGENTS, AGENT_TEXTS, ANSWER_TAIL, DOCUMENTS, eventTemplates, MODELS, QUERY_SUBJECTS, SLOTS } from './dashboard-seed-data.js';
+import { AGENTS, AGENT_TEXTS, ANSWER_TAIL, DOCUMENTS, eventTemplates, MODELS, pickCase, QUERY_SUBJECTS, SLOTS } from './dashboard-seed-data.js';
 
 /** The seeded workspace's name; a kept database is found again by it. */
 export const SEEDED_WORKSPACE = 'dashboard-bench';
@@ -134,16 +134,6 @@ async function dropSecondaryIndexes(client: pg.Client): Promise<Array<{ name: st
   for (const r of rows) await client.query(`DROP INDEX ${r.indexname}`);
   // A partitioned table's index is listed as `ON ONLY` the parent; built again on the parent it covers every partition.
   return rows.map((r) => ({ name: r.indexname, definition: r.indexdef.replace(' ON ONLY ', ' ON ') }));
-}
-
-/** Cumulative bounds as a CASE over `r`: `CASE WHEN r < 0.35 THEN 'sql' … END`. */
-function pickCase(r: string, shares: Array<[string, number]>): string {
-  let at = 0;
-  const whens = shares.map(([name, share]) => {
-    at += share;
-    return `WHEN ${r} < ${at.toFixed(4)} THEN '${name}'`;
-  });
-  return `CASE ${whens.join(' ')} ELSE '${shares[shares.length - 1]?.[0] ?? ''}' END`;
 }
 
 /** The staging tables: templates and their slots, response texts, and every response's draws. */
