@@ -1,57 +1,146 @@
 /**
- * The embedded database: PGlite, Postgres compiled to WebAssembly, in this process. One
- * connection, so statements are naturally serialized.
+ * The embedded database's client: PGlite runs in a thread of its own (`pglite-thread.ts`), and
+ * this side sends it statements. One connection, so statements and transactions are serialized
+ * in arrival order; a transaction's statements go straight to it.
  *
- * PGlite executes on the event loop's own thread, and awaiting its answer resumes in a microtask:
- * a job of many statements (the pipeline's processing, a rescore run) would hold the loop from
- * its first statement to its last, and every request arriving meanwhile waited for all of it
- * (p99 of 500-850 ms at 50 connections). Each statement therefore first lets the loop run what
- * is waiting, so a request waits at most for the statement in progress: p99 74 ms in the same
- * run. The hop costs a few microseconds a statement.
+ * Why a thread: see pglite-thread.ts. What it costs: a statement crosses the thread boundary
+ * twice (a structured clone of its parameters and of its rows, ~50-100 µs together), which the
+ * requests' thread gets back many times over by never running the database itself.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PGlite } from '@electric-sql/pglite';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from '../config.js';
-import { limitWasmCompilationThreads, type PgliteMemoryOptions, pgliteStartParams } from './pglite-settings.js';
-import { SET_UTC, type SqlClient, type SqlExecutor } from './sql-client.js';
+import type { PgliteMemoryOptions } from './pglite-settings.js';
+import type { PgliteErrorData, PgliteNotice, PgliteReply, PgliteRequest, PgliteThreadInit } from './pglite-thread-protocol.js';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
 
 /**
- * Opens PGlite on a data folder, or in memory when `dataDir` is undefined (tests), with the
- * memory settings of `pglite-settings.ts`. A folder without a database gets one from PGlite's
- * initdb in this process: `openDatabase` creates it in a child first (see `pglite-initdb.ts`).
+ * Starts the thread: the compiled `.js` beside this file from `dist/`, else the `.ts` (tests),
+ * through tsx registered inside the thread (Node 20 does not apply `--import` hooks to a worker).
+ */
+function startThread(workerData: PgliteThreadInit): Worker {
+  const js = fileURLToPath(new URL('./pglite-thread.js', import.meta.url));
+  if (existsSync(js)) return new Worker(js, { workerData });
+  // The package's `import` entry: `require.resolve` names its `require` twin beside it.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const ts = new URL('./pglite-thread.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(ts)}); });`, { eval: true, workerData });
+}
+
+/** Rebuilds an error of the thread as an Error with Postgres's fields (`code`...), as the drivers report them. */
+function toError(data: PgliteErrorData): Error {
+  const err = Object.assign(new Error(data.message), data.fields);
+  if (data.name) err.name = data.name;
+  return err;
+}
+
+type Request = PgliteRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/**
+ * Opens PGlite in its own thread on a data folder, or in memory when `dataDir` is undefined
+ * (tests), with the memory settings of `pglite-settings.ts`. A folder without a database gets one
+ * from PGlite's initdb in that thread: `openDatabase` creates it in a child process first (see
+ * `pglite-initdb.ts`).
  *
  * @example
  * const db = await openPglite('./.feedloop/data');
+ * await db.query('SELECT 1');
  */
 export async function openPglite(
   dataDir: string | undefined,
   memory: PgliteMemoryOptions = { sharedBuffersMb: DEFAULT_PGLITE_SHARED_BUFFERS_MB },
 ): Promise<SqlClient> {
-  const startParams = pgliteStartParams(memory);
-  limitWasmCompilationThreads();
-  const db = await PGlite.create(dataDir === undefined ? { startParams } : { dataDir, startParams });
-  // Days are UTC days: the one connection runs in UTC, whatever the data folder's configuration.
-  await db.exec(SET_UTC);
-  type Ex = Pick<PGlite, 'query' | 'exec'>;
-  const run = async <R>(ex: Ex, text: string, params?: readonly unknown[]): Promise<R[]> => {
-    await nextTurn();
-    return (await ex.query<R>(text, params as unknown[] | undefined)).rows;
-  };
-  const executor = (ex: Ex): SqlExecutor => ({
-    query: (text, params) => run(ex, text, params),
-    exec: async (script) => {
-      await nextTurn();
-      await ex.exec(script);
-    },
+  const worker = startThread({ dataDir, sharedBuffersMb: memory.sharedBuffersMb });
+  const pending = new Map<number, { resolve(reply: Extract<PgliteReply, { ok: true }>): void; reject(err: Error): void }>();
+  /** Statements and foreground transactions sent and not finished, outside a transaction's own statements. */
+  let inFlight = 0;
+  let nextId = 1;
+  let gone: Error | undefined;
+
+  await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`the embedded database's thread exited during start-up (code ${code})`));
+    worker.once('error', reject);
+    worker.once('exit', onExit);
+    worker.once('message', (notice: PgliteNotice) => {
+      worker.off('error', reject);
+      worker.off('exit', onExit);
+      if (notice.ready) resolve();
+      else reject(toError(notice.error));
+    });
   });
+
+  const fail = (err: Error) => {
+    gone ??= err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  worker.on('message', (reply: PgliteReply) => {
+    const p = pending.get(reply.id);
+    if (!p) return;
+    pending.delete(reply.id);
+    if (reply.ok) p.resolve(reply);
+    else p.reject(toError(reply.error));
+  });
+  worker.on('error', (err) => fail(err));
+  worker.on('exit', (code) => fail(new Error(`the embedded database's thread has exited (code ${code})`)));
+
+  const send = (req: Request): Promise<Extract<PgliteReply, { ok: true }>> => {
+    if (gone) return Promise.reject(gone);
+    const id = nextId++;
+    return new Promise<Extract<PgliteReply, { ok: true }>>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...req, id } as PgliteRequest);
+    });
+  };
+  /** Sends a statement or transaction of its own: counted in {@link inFlight} until `done` settles. */
+  const counted = async <T>(done: () => Promise<T>): Promise<T> => {
+    inFlight++;
+    try {
+      return await done();
+    } finally {
+      inFlight--;
+    }
+  };
+
+  const executor = (tx: number | undefined): SqlExecutor => {
+    const inTx = tx === undefined ? {} : { tx };
+    const run = <T>(done: () => Promise<T>) => (tx === undefined ? counted(done) : done());
+    return {
+      query: <R>(text: string, params?: readonly unknown[]) => run(async () => (await send({ op: 'query', text, params, ...inTx })).rows as R[]),
+      exec: (script) => run(async () => void (await send({ op: 'exec', script, ...inTx }))),
+    };
+  };
+
   return {
     dialect: 'pglite',
-    ...executor(db),
-    transaction: (fn, options) =>
-      db.transaction(async (tx) => {
-        if (options?.begin) await tx.exec(options.begin);
-        return fn(executor(tx));
-      }),
-    close: () => db.close(),
+    ...executor(undefined),
+    inFlight: () => inFlight,
+    transaction: (fn, options) => {
+      const background = options?.background === true;
+      const run = async () => {
+        const { tx } = await send({ op: 'begin', ...(options?.begin ? { begin: options.begin } : {}), ...(background ? { background } : {}) });
+        if (tx === undefined) throw new Error('the embedded database opened no transaction');
+        let result;
+        try {
+          result = await fn(executor(tx));
+        } catch (err) {
+          await send({ op: 'rollback', tx }).catch(() => undefined);
+          throw err;
+        }
+        await send({ op: 'commit', tx });
+        return result;
+      };
+      return background ? run() : counted(run);
+    },
+    async close() {
+      if (gone) return;
+      await send({ op: 'close' });
+      await new Promise<void>((resolve) => {
+        if (gone) resolve();
+        else worker.once('exit', () => resolve());
+      });
+    },
   };
 }

@@ -28,6 +28,20 @@ export interface SqlExecutor {
   exec(script: string): Promise<void>;
 }
 
+/** How a transaction starts. */
+export interface TransactionOptions {
+  /**
+   * A parameterless statement sent in the same round trip as `BEGIN` (e.g. taking advisory
+   * locks), one round trip less on every transaction that starts with one.
+   */
+  begin?: string;
+  /**
+   * Background work (the pipeline's): on PGlite's one connection it starts only when no request's
+   * statement or transaction waits, and it is not counted in `inFlight`. Ignored on Postgres.
+   */
+  background?: boolean;
+}
+
 /** Which store a client talks to: PGlite in this process, or a Postgres server. */
 export type SqlDialect = 'pglite' | 'postgres';
 
@@ -37,10 +51,15 @@ export interface SqlClient extends SqlExecutor {
   readonly dialect: SqlDialect;
   /**
    * Runs `fn` in one transaction, committing when it resolves and rolling back when it throws.
-   * `options.begin` is a parameterless statement sent in the same round trip as `BEGIN` (e.g.
-   * taking advisory locks), one round trip less on every transaction that starts with one.
+   * See {@link TransactionOptions}.
    */
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: { begin?: string }): Promise<T>;
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * How many statements and transactions are running or waiting for the connection now (PGlite's
+   * one connection; undefined on a Postgres pool). A long job asks it before its next transaction
+   * to keep that transaction short while others want the connection (pipeline/batch-sizer.ts).
+   */
+  inFlight?(): number;
   /** Closes the connection or pool; pending work finishes first. */
   close(): Promise<void>;
 }

@@ -1,12 +1,13 @@
 /**
- * Sizes the pipeline's transactions by time. Embedded, PGlite runs on the event loop's own
- * thread: while one statement runs, no request is read, validated or answered, so a pipeline
- * transaction of 450 ms (a rescore of 200 busy responses) became every request's p99. The sizer
- * aims each transaction at a duration instead of a row count, learning from the last one how
- * long an item takes. On Postgres the statements run in another process; a fixed size is kept.
+ * Sizes the pipeline's transactions. Embedded, PGlite has one connection: while a pipeline
+ * transaction holds it, every ingest flush waits (a 450 ms rescore transaction became every
+ * request's p99). But a transaction has a fixed cost of a dozen statements, so cutting all of them
+ * short starves processing: sized to ~10 ms each, a backlog drained at 17-140 events a second.
+ * The sizer therefore aims each transaction at a duration, learnt from the last ones: a short one
+ * while others want the connection, a longer one while it is free. On Postgres the statements run
+ * in a pool of connections: a fixed size is kept.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { SqlDialect } from '../db/sql-client.js';
+import type { SqlClient } from '../db/sql-client.js';
 
 /** How a sizer starts and what it aims at. */
 export interface BatchSizerOptions {
@@ -14,8 +15,12 @@ export interface BatchSizerOptions {
   initial: number;
   /** The largest size it ever gives. */
   max: number;
-  /** Aimed duration of one transaction in ms; `undefined` keeps `initial` (no adapting). */
+  /** Aimed duration of one transaction in ms while others want the database; `undefined` keeps `initial` (no adapting). */
   targetMs?: number;
+  /** Aimed duration while nobody else wants the database (default `targetMs`). */
+  idleTargetMs?: number;
+  /** Whether others want the database now; without it, always aims at `targetMs`. */
+  contended?: () => boolean;
 }
 
 /** Items kept at least per transaction, so progress never stops however slow an item is. */
@@ -39,42 +44,46 @@ export class BatchSizer {
     this.#size = Math.min(options.initial, options.max);
   }
 
-  /** Items for the next transaction. */
+  /** Items for the next transaction: aimed at `idleTargetMs` while nobody else wants the database, else at `targetMs`. */
   get size(): number {
-    return this.#size;
+    const { contended, targetMs, idleTargetMs, max } = this.options;
+    if (targetMs === undefined || this.#msPerItem === undefined) return this.#size;
+    const aim = idleTargetMs !== undefined && contended && !contended() ? idleTargetMs : targetMs;
+    return Math.max(MIN_ITEMS, Math.min(max, Math.floor(aim / this.#msPerItem)));
   }
 
   /** Feeds back a finished transaction: `items` done in `elapsedMs`. */
   record(items: number, elapsedMs: number): void {
-    const { targetMs, max } = this.options;
-    if (targetMs === undefined || items <= 0 || !(elapsedMs > 0)) return;
+    if (this.options.targetMs === undefined || items <= 0 || !(elapsedMs > 0)) return;
     const measured = elapsedMs / items;
     this.#msPerItem = this.#msPerItem === undefined ? measured : SMOOTHING * measured + (1 - SMOOTHING) * this.#msPerItem;
-    this.#size = Math.max(MIN_ITEMS, Math.min(max, Math.floor(targetMs / this.#msPerItem)));
   }
 }
 
-/** Aimed duration of one embedded pipeline transaction: requests wait at most about this long. */
+/** Aimed duration of one embedded pipeline transaction while requests want the database: what a request waits at most for it. */
 export const EMBEDDED_TRANSACTION_MS = 10;
+/**
+ * Aimed duration while the database is free: long enough that a transaction's fixed dozen
+ * statements cost little per event, short enough that a request arriving meanwhile waits little.
+ */
+export const EMBEDDED_IDLE_TRANSACTION_MS = 100;
 
 /**
- * The sizer for a store: on PGlite adapting to {@link EMBEDDED_TRANSACTION_MS} from a small
- * first size; on Postgres the fixed `max`.
+ * The sizer for a store: on PGlite aiming at {@link EMBEDDED_IDLE_TRANSACTION_MS} while the
+ * connection is free and {@link EMBEDDED_TRANSACTION_MS} while others want it; on Postgres the
+ * fixed `max`.
  *
  * @example
- * const sizer = batchSizerFor(db.dialect, 200);
+ * const sizer = batchSizerFor(db, 200);
  */
-export function batchSizerFor(dialect: SqlDialect, max: number): BatchSizer {
-  return dialect === 'pglite'
-    ? new BatchSizer({ initial: Math.min(max, 10), max, targetMs: EMBEDDED_TRANSACTION_MS })
-    : new BatchSizer({ initial: max, max });
-}
-
-/**
- * Lets the event loop run what is waiting (requests, flushes) between two embedded pipeline
- * transactions; a no-op on Postgres. Awaiting a PGlite query alone resolves in microtasks, so
- * back-to-back transactions would otherwise hold the loop for a whole run.
- */
-export async function yieldToRequests(dialect: SqlDialect): Promise<void> {
-  if (dialect === 'pglite') await nextTurn();
+export function batchSizerFor(db: Pick<SqlClient, 'dialect' | 'inFlight'>, max: number): BatchSizer {
+  if (db.dialect !== 'pglite') return new BatchSizer({ initial: max, max });
+  const inFlight = db.inFlight?.bind(db);
+  return new BatchSizer({
+    initial: Math.min(max, 10),
+    max,
+    targetMs: EMBEDDED_TRANSACTION_MS,
+    idleTargetMs: EMBEDDED_IDLE_TRANSACTION_MS,
+    ...(inFlight ? { contended: () => inFlight() > 0 } : {}),
+  });
 }

@@ -98,7 +98,7 @@ export class Pipeline {
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
-    this.#processSizer = batchSizerFor(db.dialect, config.pipelineBatch);
+    this.#processSizer = batchSizerFor(db, config.pipelineBatch);
     if (config.redisUrl) {
       this.#redisCounters = new RedisLiveCounters(config.redisUrl, config.redisPrefix);
       this.liveCounters = this.#redisCounters;
@@ -255,9 +255,9 @@ export class Pipeline {
     for (let at = 0; at < keys.length; ) {
       const chunk = keys.slice(at, at + this.#processSizer.size);
       at += chunk.length;
-      const chunkStarted = performance.now();
       const report = await this.processIsolating(chunk);
-      this.#processSizer.record(chunk.length, performance.now() - chunkStarted);
+      // The time the transaction held the database, not the time it waited for it.
+      this.#processSizer.record(chunk.length, report.heldMs);
       if (report.effectId !== null) await this.applyEffectsOf(report.effectId);
       addReport(total, report);
     }
@@ -286,7 +286,7 @@ export class Pipeline {
       await this.deps.db.query('SELECT 1'); // throws when the database itself is away
       if (keys.length === 1 && keys[0]) {
         const failed = await markEventFailed(this.deps.db, keys[0], String((err as Error).message ?? err));
-        return { claimed: failed ? 1 : 0, counted: 0, dropped: 0, failed: failed ? 1 : 0, effectId: null, deliveryIds: [] };
+        return { claimed: failed ? 1 : 0, counted: 0, dropped: 0, failed: failed ? 1 : 0, effectId: null, deliveryIds: [], heldMs: 0 };
       }
       const total = emptyReport();
       for (const key of keys) {
@@ -357,7 +357,7 @@ export class Pipeline {
 
 /** A report of nothing processed yet, to add others to. */
 function emptyReport(): ProcessReport {
-  return { claimed: 0, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [] };
+  return { claimed: 0, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [], heldMs: 0 };
 }
 
 /** Adds `one`'s counts and deliveries to `total` (effects are applied by the caller, one by one). */
@@ -366,5 +366,6 @@ function addReport(total: ProcessReport, one: ProcessReport): void {
   total.counted += one.counted;
   total.dropped += one.dropped;
   total.failed += one.failed;
+  total.heldMs += one.heldMs;
   total.deliveryIds.push(...one.deliveryIds);
 }

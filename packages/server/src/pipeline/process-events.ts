@@ -38,6 +38,8 @@ export interface ProcessReport {
   effectId: number | null;
   /** Webhook deliveries made, to deliver after commit. */
   deliveryIds: number[];
+  /** How long the transaction held the database, from its first statement to its last (ms). */
+  heldMs: number;
 }
 
 /**
@@ -49,8 +51,9 @@ export interface ProcessReport {
 export async function processEvents(db: SqlClient, keys: readonly EventKey[], options: ProcessOptions): Promise<ProcessReport> {
   const now = options.now ?? new Date();
   return db.transaction(async (tx) => {
+    const started = performance.now();
     const claimed = await claimEvents(tx, keys);
-    const report: ProcessReport = { claimed: claimed.length, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [] };
+    const report: ProcessReport = { claimed: claimed.length, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [], heldMs: 0 };
     if (claimed.length === 0) return report;
     const out = runStages(claimed, now);
     await classifyClaimedCorrections(claimed, out.signals);
@@ -66,8 +69,9 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
     report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
     report.effectId = await insertEffects(tx, out, options);
+    report.heldMs = performance.now() - started;
     return report;
-  });
+  }, { background: true });
 }
 
 async function insertSignals(tx: SqlExecutor, out: StageOutput): Promise<void> {

@@ -16,7 +16,7 @@ import {
   type SignalClass,
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
-import { batchSizerFor, yieldToRequests } from './batch-sizer.js';
+import { batchSizerFor } from './batch-sizer.js';
 import { updateExperimentTotals } from './experiment-upkeep.js';
 
 /** Responses rescored per transaction at most: bounds the rows parsed at once. Embedded, a transaction is sized by time (batch-sizer.ts). */
@@ -47,11 +47,12 @@ interface ScoreInputRow {
  */
 export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date()): Promise<number> {
   let total = 0;
-  const sizer = batchSizerFor(db.dialect, RESCORE_BATCH);
+  const sizer = batchSizerFor(db, RESCORE_BATCH);
   while (total < RESCORE_PER_RUN) {
     const size = sizer.size;
-    const started = performance.now();
+    let heldMs = 0;
     const n = await db.transaction(async (tx) => {
+      const started = performance.now();
       const marks = await tx.query<{ ws: string; rid: string; version: number }>(
         'SELECT workspace_id AS ws, response_id AS rid, version FROM score_dirty LIMIT $1',
         [size],
@@ -110,12 +111,12 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           WHERE d.workspace_id = x.ws AND d.response_id = x.rid AND d.version = x.version`,
         [JSON.stringify(marks)],
       );
+      heldMs = performance.now() - started;
       return marks.length;
-    });
-    sizer.record(n, performance.now() - started);
+    }, { background: true });
+    sizer.record(n, heldMs);
     total += n;
     if (n < size) break;
-    await yieldToRequests(db.dialect);
   }
   return total;
 }

@@ -71,7 +71,7 @@ export async function rollupDirtyDays(
           Math.round((performance.now() - started) * ROLLUP_PACE),
         ]);
       }
-    });
+    }, { background: true });
     done.push({ workspaceId: mark.workspace_id, day: mark.day });
   }
   return done;

@@ -1,0 +1,38 @@
+/**
+ * The messages between the embedded database's thread (`pglite-thread.ts`) and its client
+ * (`pglite-client.ts`). Plain data only: they cross threads by structured clone.
+ */
+
+/** What the thread is started with (`workerData`). */
+export interface PgliteThreadInit {
+  /** The data folder; undefined keeps the database in memory (tests). */
+  dataDir: string | undefined;
+  sharedBuffersMb: number;
+}
+
+/** A request to the thread; `id` pairs it with its reply. */
+export type PgliteRequest =
+  | { id: number; op: 'query'; text: string; params: readonly unknown[] | undefined; tx?: number }
+  | { id: number; op: 'exec'; script: string; tx?: number }
+  /** Waits for the database, opens a transaction (with `begin` run first) and answers its id; a background one waits for every other. */
+  | { id: number; op: 'begin'; begin?: string; background?: boolean }
+  | { id: number; op: 'commit' | 'rollback'; tx: number }
+  | { id: number; op: 'close' };
+
+/** An error as it crossed the thread boundary: the message and Postgres's fields (`code` is the SQLSTATE). */
+export interface PgliteErrorData {
+  message: string;
+  name?: string;
+  fields: Record<string, string | number | undefined>;
+}
+
+/** The thread's answer to one request. */
+export type PgliteReply =
+  | { id: number; ok: true; rows?: unknown[]; tx?: number }
+  | { id: number; ok: false; error: PgliteErrorData };
+
+/** What the thread says on its own: started, or failed to start. */
+export type PgliteNotice = { ready: true } | { ready: false; error: PgliteErrorData };
+
+/** The Postgres error fields kept when an error crosses the boundary. */
+export const ERROR_FIELDS = ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'position', 'where', 'routine'] as const;

@@ -1,0 +1,164 @@
+/**
+ * The embedded database's own thread: PGlite (Postgres compiled to WebAssembly) runs here, not on
+ * the event loop that serves requests. Started by `openPglite` (pglite-client.ts), never imported.
+ *
+ * PGlite executes synchronously on the thread that calls it. On the API's thread every statement
+ * stopped every request, so the pipeline had to cut its work into ~10 ms transactions that yielded
+ * after each statement, and an event cost a dozen of them: a backlog drained at 17-140 events a
+ * second (docs/benchmarks.md, "Embedded processing"). Here, the requests' thread parses, validates
+ * and answers while this one runs SQL: the two cores both work, and a long statement delays only
+ * the statements queued behind it.
+ *
+ * One connection: statements and transactions run one at a time, and the statements of an open
+ * transaction go straight to it. Requests' statements and transactions take the connection in the
+ * order they arrive; a background transaction (the pipeline's) takes it only when none of them
+ * waits, so a request waits at most for the one background transaction in progress.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { limitWasmCompilationThreads, pgliteStartParams } from './pglite-settings.js';
+import { ERROR_FIELDS, type PgliteErrorData, type PgliteNotice, type PgliteReply, type PgliteRequest, type PgliteThreadInit } from './pglite-thread-protocol.js';
+import { SET_UTC } from './sql-client.js';
+
+const port = parentPort;
+if (!port) throw new Error('pglite-thread.ts runs as a worker thread (see pglite-client.ts)');
+const init = workerData as PgliteThreadInit;
+
+/** An open transaction: its PGlite handle and how it ends (resolve commits, reject rolls back). */
+interface OpenTx {
+  tx: Transaction;
+  end: { commit(): void; rollback(): void };
+  /** Settles when PGlite has committed or rolled back. */
+  ended: Promise<void>;
+}
+
+/** Rolls a transaction back without counting as a failure of it. */
+const ROLLBACK = Symbol('rollback');
+
+function errorData(err: unknown): PgliteErrorData {
+  const e = (err ?? {}) as Record<string, unknown>;
+  const fields: PgliteErrorData['fields'] = {};
+  for (const f of ERROR_FIELDS) {
+    const v = e[f];
+    if (typeof v === 'string' || typeof v === 'number') fields[f] = v;
+  }
+  return { message: err instanceof Error ? err.message : String(err), ...(err instanceof Error ? { name: err.name } : {}), fields };
+}
+
+limitWasmCompilationThreads();
+let db: PGlite;
+try {
+  const startParams = pgliteStartParams({ sharedBuffersMb: init.sharedBuffersMb });
+  db = await PGlite.create(init.dataDir === undefined ? { startParams } : { dataDir: init.dataDir, startParams });
+  // Days are UTC days: the one connection runs in UTC, whatever the data folder's configuration.
+  await db.exec(SET_UTC);
+} catch (err) {
+  port.postMessage({ ready: false, error: errorData(err) } satisfies PgliteNotice);
+  process.exit(1);
+}
+
+const open = new Map<number, OpenTx>();
+
+/** Whether a statement or transaction holds the connection, and who waits for it, by lane. */
+let held = false;
+const waiters = { foreground: [] as Array<() => void>, background: [] as Array<() => void> };
+
+/** Resolves when the connection is this caller's; a background caller goes after every foreground one. */
+function acquire(background: boolean): Promise<void> {
+  if (!held) {
+    held = true;
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => waiters[background ? 'background' : 'foreground'].push(resolve));
+}
+
+/** Hands the connection to the next waiter, foreground first. */
+function release(): void {
+  const next = waiters.foreground.shift() ?? waiters.background.shift();
+  if (next) next();
+  else held = false;
+}
+
+/** Runs `fn` holding the connection. */
+async function holding<T>(background: boolean, fn: () => Promise<T>): Promise<T> {
+  await acquire(background);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+/** Opens a transaction; resolves once it holds the connection (and ran `begin`). */
+async function begin(id: number, beginSql: string | undefined, background: boolean): Promise<void> {
+  await acquire(background);
+  return new Promise<void>((started, failed) => {
+    let end!: OpenTx['end'];
+    const decided = new Promise<void>((commit, rollback) => {
+      end = { commit, rollback: () => rollback(ROLLBACK) };
+    });
+    const ended = db
+      .transaction(async (tx) => {
+        if (beginSql) await tx.exec(beginSql);
+        open.set(id, { tx, end, ended });
+        started();
+        await decided;
+      })
+      .then(() => undefined);
+    // A transaction that never started (BEGIN or `begin` failed) reports to its opener.
+    ended.catch((err: unknown) => {
+      if (!open.has(id)) failed(err);
+    });
+    ended.then(release, release);
+  });
+}
+
+async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { ok: true }>, 'id' | 'ok'>> {
+  switch (req.op) {
+    case 'query': {
+      const params = req.params as unknown[] | undefined;
+      if (req.tx !== undefined) return { rows: (await txOf(req.tx).tx.query(req.text, params)).rows };
+      return { rows: (await holding(false, () => db.query(req.text, params))).rows };
+    }
+    case 'exec':
+      if (req.tx !== undefined) await txOf(req.tx).tx.exec(req.script);
+      else await holding(false, () => db.exec(req.script));
+      return {};
+    case 'begin':
+      await begin(req.id, req.begin, req.background === true);
+      return { tx: req.id };
+    case 'commit':
+    case 'rollback': {
+      const t = txOf(req.tx);
+      open.delete(req.tx);
+      if (req.op === 'commit') t.end.commit();
+      else t.end.rollback();
+      try {
+        await t.ended;
+      } catch (err) {
+        if (err !== ROLLBACK) throw err;
+      }
+      return {};
+    }
+    case 'close':
+      await holding(true, () => db.close());
+      return {};
+  }
+}
+
+function txOf(id: number): OpenTx {
+  const t = open.get(id);
+  if (!t) throw new Error(`no open transaction ${id} on the embedded database`);
+  return t;
+}
+
+port.on('message', (req: PgliteRequest) => {
+  handle(req).then(
+    (ok) => {
+      port.postMessage({ id: req.id, ok: true, ...ok } satisfies PgliteReply);
+      if (req.op === 'close') port.close();
+    },
+    (err: unknown) => port.postMessage({ id: req.id, ok: false, error: errorData(err) } satisfies PgliteReply),
+  );
+});
+port.postMessage({ ready: true } satisfies PgliteNotice);
