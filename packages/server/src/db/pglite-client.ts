@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { DEFAULT_PGLITE_SHARED_BUFFERS_MB } from '../config.js';
 import type { PgliteMemoryOptions } from './pglite-settings.js';
 import type { PgliteErrorData, PgliteNotice, PgliteReply, PgliteRequest, PgliteThreadInit } from './pglite-thread-protocol.js';
-import type { SqlClient, SqlExecutor } from './sql-client.js';
+import type { QueryOptions, SqlClient, SqlExecutor } from './sql-client.js';
 
 /**
  * Starts the thread: the compiled `.js` beside this file from `dist/`, else the `.ts` (tests),
@@ -83,8 +83,10 @@ export async function openPglite(
     if (reply.ok) p.resolve(reply);
     else p.reject(toError(reply.error));
   });
-  worker.on('error', (err) => fail(err));
-  worker.on('exit', (code) => fail(new Error(`the embedded database's thread has exited (code ${code})`)));
+  // As a lost connection is reported (SQLSTATE 08006): every caller then sees the database unavailable (write-failure.ts).
+  const lost = (why: string) => Object.assign(new Error(`the embedded database is closed: ${why}`), { code: '08006' });
+  worker.on('error', (err) => fail(Object.assign(lost(err.message), { cause: err })));
+  worker.on('exit', (code) => fail(lost(`its thread exited (code ${code})`)));
 
   const send = (req: Request): Promise<Extract<PgliteReply, { ok: true }>> => {
     if (gone) return Promise.reject(gone);
@@ -108,7 +110,8 @@ export async function openPglite(
     const inTx = tx === undefined ? {} : { tx };
     const run = <T>(done: () => Promise<T>) => (tx === undefined ? counted(done) : done());
     return {
-      query: <R>(text: string, params?: readonly unknown[]) => run(async () => (await send({ op: 'query', text, params, ...inTx })).rows as R[]),
+      query: <R>(text: string, params?: readonly unknown[], options?: QueryOptions) =>
+        run(async () => (await send({ op: 'query', text, params, ...inTx, ...(options?.prepare ? { prepare: true } : {}) })).rows as R[]),
       exec: (script) => run(async () => void (await send({ op: 'exec', script, ...inTx }))),
     };
   };

@@ -12,7 +12,8 @@ export interface PgliteThreadInit {
 
 /** A request to the thread; `id` pairs it with its reply. */
 export type PgliteRequest =
-  | { id: number; op: 'query'; text: string; params: readonly unknown[] | undefined; tx?: number }
+  /** `prepare`: a hot statement of fixed text, prepared once on the connection (pglite-prepared.ts). */
+  | { id: number; op: 'query'; text: string; params: readonly unknown[] | undefined; tx?: number; prepare?: boolean }
   | { id: number; op: 'exec'; script: string; tx?: number }
   /** Waits for the database, opens a transaction (with `begin` run first) and answers its id; a background one waits for every other. */
   | { id: number; op: 'begin'; begin?: string; background?: boolean }

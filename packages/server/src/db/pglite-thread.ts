@@ -16,6 +16,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PreparedStatements } from './pglite-prepared.js';
 import { limitWasmCompilationThreads, pgliteStartParams } from './pglite-settings.js';
 import { ERROR_FIELDS, type PgliteErrorData, type PgliteNotice, type PgliteReply, type PgliteRequest, type PgliteThreadInit } from './pglite-thread-protocol.js';
 import { SET_UTC } from './sql-client.js';
@@ -58,6 +59,7 @@ try {
 }
 
 const open = new Map<number, OpenTx>();
+const prepared = new PreparedStatements(db);
 
 /** Whether a statement or transaction holds the connection, and who waits for it, by lane. */
 let held = false;
@@ -117,8 +119,9 @@ async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { o
   switch (req.op) {
     case 'query': {
       const params = req.params as unknown[] | undefined;
-      if (req.tx !== undefined) return { rows: (await txOf(req.tx).tx.query(req.text, params)).rows };
-      return { rows: (await holding(false, () => db.query(req.text, params))).rows };
+      const ex = req.tx === undefined ? db : txOf(req.tx).tx;
+      const run = () => (req.prepare ? prepared.query(req.text, params) : ex.query(req.text, params));
+      return { rows: (await (req.tx === undefined ? holding(false, run) : run())).rows };
     }
     case 'exec':
       if (req.tx !== undefined) await txOf(req.tx).tx.exec(req.script);

@@ -21,7 +21,8 @@ export interface SqlExecutor {
   /**
    * Runs one statement and returns its rows. `options.prepare` marks a hot statement of fixed
    * text: Postgres then parses and plans it once a connection, not on every call (planning the
-   * writer's statement took as long as running it for a 15-event flush); PGlite ignores it.
+   * writer's statement took as long as running it for a 15-event flush); on PGlite too
+   * (db/pglite-prepared.ts).
    */
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
