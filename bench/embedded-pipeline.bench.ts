@@ -36,7 +36,7 @@ const CHUNK = 1_000;
 const WORKER_CONCURRENCY = 4;
 const TARGET_RATIO = 2;
 const TARGET_RATE = 3_000;
-const POLL_MS = 50;
+const POLL_MS = 250;
 
 /** The benchmark's events: validated before any clock starts. */
 function makeEvents(runId: string, n: number): FeedbackEvent[] {

@@ -63,19 +63,22 @@ export async function addCountedTags(tx: SqlExecutor, counted: readonly CountedS
     rows.set(`${c.workspaceId}\u0000${c.responseId}\u0000${UNRATED_TAG}`, { ws: c.workspaceId, rid: c.responseId, tag: UNRATED_TAG });
     for (const tag of tagsOfSignal(c.polarity, c.categories)) rows.set(`${c.workspaceId}\u0000${c.responseId}\u0000${tag}`, { ws: c.workspaceId, rid: c.responseId, tag });
   }
-  const all = [...rows.values()];
+  // Sorted: rows are locked in this order (the probes below follow it), so two workers never wait on each other in a cycle.
+  const all = [...rows.values()].sort((a, b) => (a.ws === b.ws ? (a.rid === b.rid ? (a.tag < b.tag ? -1 : 1) : a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
   const json = JSON.stringify(all.filter((r) => r.tag === UNRATED_TAG).map(({ ws, rid }) => ({ ws, rid })));
-  // Lock the `unrated` rows in order first, then delete them: a DELETE ... USING locks in join order.
+  // Index probes per key (LATERAL, fenced with OFFSET 0): with plain joins the planner, guessing
+  // json_to_recordset at 100 rows, hashed the whole tag and response tables (12 ms a batch on PGlite).
+  // The probes lock the `unrated` rows in key order first; the DELETE then finds them by key.
   await tx.query(
     `WITH doomed AS (
        SELECT t.workspace_id, t.tag, t.created_at, t.response_id
          FROM json_to_recordset($1::json) AS x(ws text, rid text)
-         JOIN responses r ON r.workspace_id = x.ws AND r.id = x.rid
-         JOIN response_list_tags t ON t.workspace_id = x.ws AND t.tag = '${UNRATED_TAG}' AND t.created_at = r.created_at AND t.response_id = x.rid
-        ORDER BY t.workspace_id, t.response_id
-          FOR UPDATE OF t)
-     DELETE FROM response_list_tags t USING doomed d
-      WHERE t.workspace_id = d.workspace_id AND t.tag = d.tag AND t.created_at = d.created_at AND t.response_id = d.response_id`,
+         CROSS JOIN LATERAL (SELECT r.created_at FROM responses r WHERE r.workspace_id = x.ws AND r.id = x.rid OFFSET 0) AS r
+         CROSS JOIN LATERAL (SELECT t.workspace_id, t.tag, t.created_at, t.response_id FROM response_list_tags t
+                              WHERE t.workspace_id = x.ws AND t.tag = '${UNRATED_TAG}' AND t.created_at = r.created_at AND t.response_id = x.rid
+                                FOR UPDATE) AS t)
+     DELETE FROM response_list_tags t
+      WHERE (t.workspace_id, t.tag, t.created_at, t.response_id) IN (SELECT workspace_id, tag, created_at, response_id FROM doomed)`,
     [json],
     { prepare: true },
   );
@@ -83,8 +86,7 @@ export async function addCountedTags(tx: SqlExecutor, counted: readonly CountedS
     `INSERT INTO response_list_tags (workspace_id, tag, created_at, response_id)
      SELECT x.ws, x.tag, r.created_at, x.rid
        FROM json_to_recordset($1::json) AS x(ws text, rid text, tag text)
-       JOIN responses r ON r.workspace_id = x.ws AND r.id = x.rid
-      ORDER BY x.ws, x.rid, x.tag
+       CROSS JOIN LATERAL (SELECT r.created_at FROM responses r WHERE r.workspace_id = x.ws AND r.id = x.rid OFFSET 0) AS r
      ON CONFLICT DO NOTHING`,
     [JSON.stringify(all.filter((r) => r.tag !== UNRATED_TAG))],
     { prepare: true },
