@@ -4,7 +4,8 @@
  * planning costs as much as running them for a small batch, and a transaction runs a dozen of
  * them, so a short transaction was mostly planning. Marked statements (`{ prepare: true }`, fixed
  * text) are parsed once per connection here and then only bound and executed, as node-postgres
- * does on a Postgres server. Runs inside the database's thread (pglite-thread.ts).
+ * does on a Postgres server; the thread plans them for their parameters each time
+ * (`plan_cache_mode`, see pglite-thread.ts). Runs inside the database's thread.
  */
 import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 

@@ -17,6 +17,7 @@ import { DiffPool, type DiffPoolOptions } from './diff-pool.js';
 import { computeEditDistances } from './edit-distances.js';
 import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from './feedback-writer.js';
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
+import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
 import { protectResponse } from './query-privacy.js';
 import { ResponseFactsCache } from './response-facts-cache.js';
@@ -77,6 +78,7 @@ export class IngestService {
   readonly #feedback: GroupCommitter<FeedbackSubmission, FeedbackOutcome>;
   readonly #responses: GroupCommitter<ResponseSubmission, ResponseOutcome>;
   readonly #db: SqlClient;
+  readonly #consent: ConsentReader;
   readonly #diffs: DiffPool;
   /** Answers registered here lately: a correction's diff then needs no query (see answer-cache.ts). */
   readonly #answers = new AnswerCache();
@@ -98,6 +100,7 @@ export class IngestService {
     diff: Pick<DiffPoolOptions, 'threads' | 'timeBudgetMs'> = { threads: 1, timeBudgetMs: 10_000 },
   ) {
     this.#db = db;
+    this.#consent = new ConsentReader(db);
     this.#diffs = new DiffPool({ ...diff, onFallback: (reason) => metrics.editDistanceFallbacks.inc({ reason }) });
     const concurrency = db.dialect === 'pglite' ? 1 : writeConcurrency;
     const cache = new ResponseFactsCache();
@@ -190,7 +193,7 @@ export class IngestService {
     // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
     // answered here and never reach the writer.
     // Tracked like the diffs below, so a drain waits for a request still being screened.
-    const screening = screenFeedback(this.#db, auth.workspaceId, auth.settings, events.map((event) => ({ ...event, id: event.id ?? uuidv7() })));
+    const screening = screenFeedback(this.#consent, auth.workspaceId, auth.settings, events.map((event) => ({ ...event, id: event.id ?? uuidv7() })));
     const screeningSettled = screening.then(
       () => undefined,
       () => undefined,

@@ -7,8 +7,7 @@
  * - redaction: with `redactPii`, the strings of the event's payload and metadata are redacted.
  */
 import { NO_CONSENT, consentDecision, redactValue, sampleDecision, sourceOfType, type FeedbackEvent, type WorkspaceSettings } from '@feedloop/core';
-import type { SqlExecutor } from '../db/sql-client.js';
-import { consentsOf } from '../store/consent.js';
+import type { ConsentReader } from './consent-reader.js';
 
 /** An event to write (with its sample weight), or its answer already decided. */
 export type Screened =
@@ -18,19 +17,19 @@ export type Screened =
 
 /**
  * Screens a request's events (ids already assigned) for consent, sampling and redaction: one
- * query for the stated consent of the users the events name.
+ * read of the stated consent of the users the events name (shared with concurrent requests).
  *
  * @example
- * const screened = await screenFeedback(db, ws, settings, events);
+ * const screened = await screenFeedback(new ConsentReader(db), ws, settings, events);
  */
 export async function screenFeedback(
-  db: SqlExecutor,
+  consent: ConsentReader,
   workspaceId: string,
   settings: WorkspaceSettings,
   events: ReadonlyArray<FeedbackEvent & { id: string }>,
 ): Promise<Screened[]> {
   const users = [...new Set(events.flatMap((e) => (e.userId === undefined ? [] : [e.userId])))];
-  const consents = await consentsOf(db, workspaceId, users);
+  const consents = await consent.read(workspaceId, users);
   return events.map((event): Screened => {
     const consent = event.userId === undefined ? NO_CONSENT : (consents.get(event.userId) ?? NO_CONSENT);
     const decision = consentDecision(settings.implicitConsent, consent, event.type, event.userId);
