@@ -120,6 +120,7 @@ export async function openPglite(
     dialect: 'pglite',
     ...executor(undefined),
     inFlight: () => inFlight,
+    runInThread: async <R>(module: string, fn: string, args: readonly unknown[]) => (await send({ op: 'run', module, fn, args })).result as R,
     transaction: (fn, options) => {
       const background = options?.background === true;
       const run = async () => {

@@ -18,6 +18,8 @@ export type PgliteRequest =
   /** Waits for the database, opens a transaction (with `begin` run first) and answers its id; a background one waits for every other. */
   | { id: number; op: 'begin'; begin?: string; background?: boolean }
   | { id: number; op: 'commit' | 'rollback'; tx: number }
+  /** Calls `module`'s export `fn(db, ...args)` in the thread, with a client of the thread's own (SqlClient.runInThread). */
+  | { id: number; op: 'run'; module: string; fn: string; args: readonly unknown[] }
   | { id: number; op: 'close' };
 
 /** An error as it crossed the thread boundary: the message and Postgres's fields (`code` is the SQLSTATE). */
@@ -29,7 +31,7 @@ export interface PgliteErrorData {
 
 /** The thread's answer to one request. */
 export type PgliteReply =
-  | { id: number; ok: true; rows?: unknown[]; tx?: number }
+  | { id: number; ok: true; rows?: unknown[]; tx?: number; result?: unknown }
   | { id: number; ok: false; error: PgliteErrorData };
 
 /** What the thread says on its own: started, or failed to start. */

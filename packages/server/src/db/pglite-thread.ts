@@ -19,7 +19,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { PreparedStatements } from './pglite-prepared.js';
 import { limitWasmCompilationThreads, pgliteStartParams } from './pglite-settings.js';
 import { ERROR_FIELDS, type PgliteErrorData, type PgliteNotice, type PgliteReply, type PgliteRequest, type PgliteThreadInit } from './pglite-thread-protocol.js';
-import { SET_UTC } from './sql-client.js';
+import { SET_UTC, type QueryOptions, type SqlClient, type SqlExecutor } from './sql-client.js';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-thread.ts runs as a worker thread (see pglite-client.ts)');
@@ -119,6 +119,33 @@ async function begin(id: number, beginSql: string | undefined, background: boole
   });
 }
 
+/** Statements of this thread's own code: straight to PGlite, through the lanes as requests' are. */
+function localExecutor(tx: Transaction | undefined): SqlExecutor {
+  const run = async <R>(text: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Promise<R[]> =>
+    (options?.prepare ? await prepared.query<R>(text, params) : await (tx ?? db).query<R>(text, params as unknown[] | undefined)).rows;
+  return {
+    query: (text, params, options) => (tx ? run(text, params, options) : holding(false, () => run(text, params, options))),
+    exec: async (script) => {
+      if (tx) await tx.exec(script);
+      else await holding(false, () => db.exec(script));
+    },
+  };
+}
+
+/** The client that functions run in this thread get (SqlClient.runInThread). */
+const local: SqlClient = {
+  dialect: 'pglite',
+  ...localExecutor(undefined),
+  transaction: (fn, options) =>
+    holding(options?.background === true, () =>
+      db.transaction(async (tx) => {
+        if (options?.begin) await tx.exec(options.begin);
+        return fn(localExecutor(tx));
+      }),
+    ),
+  close: () => Promise.reject(new Error('the database closes with its thread')),
+};
+
 async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { ok: true }>, 'id' | 'ok'>> {
   switch (req.op) {
     case 'query': {
@@ -146,6 +173,11 @@ async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { o
         if (err !== ROLLBACK) throw err;
       }
       return {};
+    }
+    case 'run': {
+      const exported = ((await import(req.module)) as Record<string, unknown>)[req.fn];
+      if (typeof exported !== 'function') throw new Error(`${req.module} exports no function ${req.fn}`);
+      return { result: await (exported as (db: SqlClient, ...args: unknown[]) => Promise<unknown>)(local, ...req.args) };
     }
     case 'close':
       await holding(true, () => db.close());

@@ -61,6 +61,14 @@ export interface SqlClient extends SqlExecutor {
    * to keep that transaction short while others want the connection (pipeline/batch-sizer.ts).
    */
   inFlight?(): number;
+  /**
+   * Calls `module`'s exported `fn(db, ...args)` in the database's own thread (PGlite only;
+   * undefined elsewhere), where `db` is a client of that thread: its statements cross no thread
+   * boundary, so a transaction of a dozen statements never waits between them for a busy event
+   * loop. `module` is a file URL (`import.meta.url` of the module that exports `fn`); arguments and
+   * result are plain data.
+   */
+  runInThread?<R>(module: string, fn: string, args: readonly unknown[]): Promise<R>;
   /** Closes the connection or pool; pending work finishes first. */
   close(): Promise<void>;
 }

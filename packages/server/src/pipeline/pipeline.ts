@@ -13,7 +13,7 @@ import { applyEffects } from './effects.js';
 import { upkeepEventLog } from './event-log-upkeep.js';
 import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
-import { markEventFailed, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import { markEventFailed, PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { rescoreDirtyResponses } from './rescore.js';
 import { RollupPool } from './rollup-pool.js';
@@ -283,9 +283,11 @@ export class Pipeline {
    * alone while the database answers. A database outage is rethrown, for the queue to retry.
    */
   private async processIsolating(keys: readonly EventKey[]): Promise<ProcessReport> {
-    const options = { counters: this.#counters, stream: this.deps.sink !== undefined };
+    const { db } = this.deps;
+    const stream = this.deps.sink !== undefined;
     try {
-      return await processEvents(this.deps.db, keys, options);
+      if (db.runInThread) return await db.runInThread<ProcessReport>(PROCESS_EVENTS_MODULE, 'processEventsHere', [keys, { counters: this.#counters.kind, stream }]);
+      return await processEvents(db, keys, { counters: this.#counters, stream });
     } catch (err) {
       await this.deps.db.query('SELECT 1'); // throws when the database itself is away
       if (keys.length === 1 && keys[0]) {

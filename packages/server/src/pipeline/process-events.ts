@@ -13,7 +13,7 @@ import { addCountedTags } from '../store/response-list-tags.js';
 import { classifyClaimedCorrections } from './classify-corrections.js';
 import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
-import type { SqlLiveCounters } from './live-counter-store.js';
+import { SqlLiveCounters } from './live-counter-store.js';
 import type { EventKey } from './pipeline-jobs.js';
 import { MAX_ERROR_LENGTH, runStages, type StageOutput } from './run-stages.js';
 
@@ -40,6 +40,22 @@ export interface ProcessReport {
   deliveryIds: number[];
   /** How long the transaction held the database, from its first statement to its last (ms). */
   heldMs: number;
+}
+
+/** This module's URL: the embedded database's thread imports it to run {@link processEventsHere}. */
+export const PROCESS_EVENTS_MODULE = import.meta.url;
+
+/**
+ * {@link processEvents} with its options as plain data, for `SqlClient.runInThread`: the embedded
+ * pipeline's transaction runs in the database's thread, its statements never waiting between one
+ * another for the requests' event loop (under load, a quarter of the transaction's time).
+ *
+ * @example
+ * await db.runInThread(PROCESS_EVENTS_MODULE, 'processEventsHere', [keys, { counters: 'sql', stream: false }]);
+ */
+export function processEventsHere(db: SqlClient, keys: readonly EventKey[], options: { counters: CounterTarget['kind']; stream: boolean }): Promise<ProcessReport> {
+  const counters: CounterTarget = options.counters === 'sql' ? { kind: 'sql', store: new SqlLiveCounters(db) } : { kind: 'outbox' };
+  return processEvents(db, keys, { counters, stream: options.stream });
 }
 
 /**
