@@ -20,6 +20,8 @@ import { describeImport, importFile, isImportSource } from './cli/import-command
 import { openExport, parseDestination, writeExport } from './cli/export-command.js';
 import { formatBytes } from './cli/progress.js';
 import { runDemo } from './cli/demo-command.js';
+import { explainLockedDemo } from './cli/demo-locked.js';
+import { seedRunningServer } from './cli/demo-remote.js';
 import { runMcp } from './cli/mcp-command.js';
 import { submitEvent, submitFeedback } from './cli/submit-command.js';
 
@@ -43,8 +45,11 @@ const USAGE = `Usage: feedloop <command>
                                            stream GET /v1/exports/<format>?k=v… into a file or an S3 object
   export --batch <id> --out F|s3://bucket/key
                                            the same with a training batch's file
-  demo [--seed-only]                       start feedloop with a "demo" workspace seeded with 90 days of data and print
-                                           the dashboard's address and a secret key; --seed-only seeds and exits
+  demo [--seed-only] [--scale S]           start feedloop with a "demo" workspace seeded with 90 days of data and print
+                                           the dashboard's address and a secret key; --seed-only seeds and exits;
+                                           --scale 0.2 seeds a fifth of the traffic
+  demo --url U --key K [--scale S]         seed the same data into a running server, into the workspace of K, through
+                                           its API (the way while \`feedloop start\` holds the data folder)
   submit <responseId> --thumbs up|down | --rating 1-5 | --correction FILE [--format sql|code|json|text]
          [--comment C] [--user U] [--url U] [--key K]
                                            send one feedback event from a terminal tool
@@ -92,6 +97,14 @@ function apiTarget(url: string | undefined, key: string | undefined, config: Con
   const k = key ?? process.env.FEEDLOOP_API_KEY;
   if (!k) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--key (or FEEDLOOP_API_KEY) is required: a secret key of the workspace', { field: 'key' });
   return { url: url ?? `http://127.0.0.1:${config.port}`, key: k };
+}
+
+/** `--scale`: the share of the demo's traffic to seed, (0, 1]; 1 when not given. */
+function demoScale(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const scale = Number(value);
+  if (!(scale > 0 && scale <= 1)) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--scale must be a number above 0 and at most 1', { field: 'scale' });
+  return scale;
 }
 
 /** `--filter k=v` flags as the export's query string (`?k=v&…`), passed to the server as given. */
@@ -148,6 +161,7 @@ async function run(argv: string[], out: Out): Promise<void> {
       filter: { type: 'string', multiple: true },
       's3-endpoint': { type: 'string' },
       'seed-only': { type: 'boolean' },
+      scale: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       thumbs: { type: 'string' },
       rating: { type: 'string' },
@@ -226,15 +240,28 @@ async function run(argv: string[], out: Out): Promise<void> {
       return out(`wrote ${written.rows} rows (${formatBytes(written.bytes)}) to ${values.out}`, { ...written, out: values.out });
     }
     case 'demo': {
-      const seedOnly = values['seed-only'] === true;
-      const { report, server } = await runDemo(config, { seedOnly, log: (line) => process.stderr.write(`${line}\n`) });
+      const scale = demoScale(values.scale);
+      const log = (line: string): void => void process.stderr.write(`${line}\n`);
+      if (values.url !== undefined || values.key !== undefined) {
+        if (values['seed-only']) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--seed-only is for the demo\'s own server, not with --url/--key', { field: 'seed-only' });
+        const report = await seedRunningServer(apiTarget(values.url, values.key, config), { scale, log });
+        return out(
+          `Sent the demo's data (${report.responses} responses, ${report.events} events) to workspace "${report.workspace}" in ${report.seconds} s.\n` +
+            `The server processes it in the background; its rollups (every FEEDLOOP_ROLLUP_INTERVAL_SECONDS, 60 by default) fill the trends.\n` +
+            `Dashboard: ${report.url}/ (with a secret key of that workspace)`,
+          report,
+        );
+      }
+      const { report, server } = await runDemo(config, { seedOnly: values['seed-only'] === true, scale, log }).catch(async (err: unknown) => {
+        throw await explainLockedDemo(err, config);
+      });
       out(
         `${report.seeded ? `Seeded the demo workspace (${report.responses} responses, ${report.events} events) in ${report.seconds} s.` : 'The demo workspace exists already; its data is left as it is.'}\n` +
           `Dashboard: ${report.url}/\nSecret key (new, shown once): ${report.secretKey}` +
-          (seedOnly ? '\nStart it with: npm start' : '\nPress Ctrl-C to stop.'),
+          (values['seed-only'] ? '\nStart it with: npm start' : '\nPress Ctrl-C to stop.'),
         report,
       );
-      if (!seedOnly) stopOnSignals(server.app.log, () => server.close());
+      if (!values['seed-only']) stopOnSignals(server.app.log, () => server.close());
       return;
     }
     case 'submit':

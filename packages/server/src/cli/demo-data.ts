@@ -34,6 +34,12 @@ export interface DemoEvent {
   payload?: Record<string, unknown>;
 }
 
+/** The demo's responses and events, in the order they are sent. */
+export interface DemoData {
+  responses: DemoResponse[];
+  events: DemoEvent[];
+}
+
 /** The demo's experiment id. */
 export const DEMO_EXPERIMENT = 'support-prompt-v2';
 const DAY_MS = 86_400_000;
@@ -84,7 +90,7 @@ const CATEGORIES = ['missing_context', 'wrong_context', 'ignored_constraints', '
  * @example
  * const { responses, events } = demoData(new Date()); // scale: 0.2 for a fifth of the traffic
  */
-export function demoData(now: Date, options: { seed?: number; scale?: number } = {}): { responses: DemoResponse[]; events: DemoEvent[] } {
+export function demoData(now: Date, options: { seed?: number; scale?: number } = {}): DemoData {
   const rnd = random(options.seed ?? 14);
   const scale = options.scale ?? 1;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
