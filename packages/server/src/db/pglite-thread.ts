@@ -11,8 +11,8 @@
  *
  * One connection: statements and transactions run one at a time, and the statements of an open
  * transaction go straight to it. Requests' statements and transactions take the connection in the
- * order they arrive; a background transaction (the pipeline's) takes it only when none of them
- * waits, so a request waits at most for the one background transaction in progress.
+ * order they arrive; a background transaction (the pipeline's) takes it when none of them waits,
+ * or when it has waited long enough, so a request waits at most for one background transaction.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -65,22 +65,37 @@ try {
 const open = new Map<number, OpenTx>();
 const prepared = new PreparedStatements(db);
 
+/**
+ * A background waiter that has waited this long goes before the requests' statements: under a
+ * steady stream of requests the pipeline would otherwise wait for a gap that never comes, and its
+ * backlog (and every figure behind it) would grow without end. A request then waits at most for
+ * one background transaction (aimed at pipeline/batch-sizer.ts's EMBEDDED_TRANSACTION_MS).
+ */
+const BACKGROUND_MAX_WAIT_MS = 20;
+
 /** Whether a statement or transaction holds the connection, and who waits for it, by lane. */
 let held = false;
-const waiters = { foreground: [] as Array<() => void>, background: [] as Array<() => void> };
+const waiters = { foreground: [] as Array<() => void>, background: [] as Array<{ since: number; go: () => void }> };
 
-/** Resolves when the connection is this caller's; a background caller goes after every foreground one. */
+/** Resolves when the connection is this caller's; a background caller goes after the foreground ones (but see {@link BACKGROUND_MAX_WAIT_MS}). */
 function acquire(background: boolean): Promise<void> {
   if (!held) {
     held = true;
     return Promise.resolve();
   }
-  return new Promise((resolve) => waiters[background ? 'background' : 'foreground'].push(resolve));
+  return new Promise((resolve) => {
+    if (background) waiters.background.push({ since: performance.now(), go: resolve });
+    else waiters.foreground.push(resolve);
+  });
 }
 
-/** Hands the connection to the next waiter, foreground first. */
+/** Hands the connection to the next waiter: foreground first, unless a background one has waited too long. */
 function release(): void {
-  const next = waiters.foreground.shift() ?? waiters.background.shift();
+  const oldest = waiters.background[0];
+  const next =
+    oldest && (waiters.foreground.length === 0 || performance.now() - oldest.since >= BACKGROUND_MAX_WAIT_MS)
+      ? waiters.background.shift()?.go
+      : waiters.foreground.shift();
   if (next) next();
   else held = false;
 }
