@@ -3,7 +3,7 @@
  * idle. It held 846 MB: PGlite's initdb left its heaps in the server, Postgres's 128 MB of
  * shared buffers were touched at start, V8 kept one malloc arena per WebAssembly compile thread,
  * and the Redis, NATS, Postgres and HTTP-client libraries were loaded without being used
- * (docs/benchmarks.md, "Embedded memory"). Measured now ~185-225 MB idle on the 2-core machine.
+ * (docs/benchmarks.md, "Embedded memory"). Measured now ~222-289 MB idle on the 2-core machine.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,10 +15,12 @@ import { killAllServers, startServerProcess, within, type ServerProcess } from '
  * Bound on idle RSS. Issue 8's target is 250 MB: met at 185-225 MB before the analytics and
  * export modules; with them, and core's own distributions instead of @stdlib's (20-35 MB less),
  * a first start idles at 224-236 MB with NODE_ENV=production and 250-261 MB without it (as
- * `npm start` and this test run it): docs/benchmarks.md, "Issue 8, third session". The bound
- * keeps it from growing while the analytics routes do not yet load on first use.
+ * `npm start` and this test run it): docs/benchmarks.md, "Issue 8, third session". PGlite in a
+ * thread of its own (issue 21) costs a second V8 isolate and malloc arena, ~20-25 MB: 222-289 MB
+ * idle over runs on the shared 2-core machine (docs/benchmarks.md, "Embedded memory"; the 250 MB
+ * target is open). The bound keeps it from growing further; it is no target.
  */
-const IDLE_RSS_BOUND_MB = 275;
+const IDLE_RSS_BOUND_MB = 300;
 /**
  * Peak RSS of the first start on an empty folder. With initdb in the server it was ~850 MB;
  * with initdb in a child, the server's own peak is that of a restart.
