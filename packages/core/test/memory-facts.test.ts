@@ -25,7 +25,9 @@ const eventArb = fc.record({
   daysAgo: fc.constantFrom(-1, 0, 0, 1, 15, 30, 61, 200),
 });
 
-function toEvents(raw: fc.RecordValue<typeof eventArb>[]): MemoryEvent[] {
+type RawEvent = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
+
+function toEvents(raw: RawEvent[]): MemoryEvent[] {
   return raw.map((r, i) => ({
     id: `e${String(i).padStart(3, '0')}`,
     type: r.type,

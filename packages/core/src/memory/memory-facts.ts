@@ -118,3 +118,10 @@ export function memoryFacts(e: MemoryEvent): MemoryFacts {
     style: r === null ? [] : styleChanges(r.original, r.edited),
   };
 }
+
+/**
+ * The version of what {@link memoryFacts} extracts. Facts kept by an older version (a snapshot)
+ * are re-derived from the events: bump it whenever memoryFacts would answer differently for the
+ * same event.
+ */
+export const MEMORY_FACTS_VERSION = 1;
