@@ -22,8 +22,10 @@ export interface MemorySnapshot {
   lowSeq: number;
   /** Whether the log's eligible events in [lowSeq, throughSeq] are still exactly the ones it holds. */
   intact: boolean;
-  /** Its events' facts, highest seq first. */
-  entries: SeqMemoryFacts[];
+  /** Names this version of the snapshot (a new one on every write): what a cached copy is kept by. */
+  stamp: string;
+  /** Its events' facts, highest seq first; null when the caller holds them already (`cachedStamp`). */
+  entries: SeqMemoryFacts[] | null;
   /** The user's eligible events after `throughSeq`, highest seq first (at most `limit`). */
   tail: SeqMemoryEvent[];
 }
@@ -50,26 +52,32 @@ const decode = ([seq, id, at, responseId, queryType, verdict, categories, issues
   facts: { id, at, responseId, queryType, verdict, categories, issues, complaints, example, style },
 });
 
+/** The SQL of a snapshot row's stamp: every field that changes on a write, its time included. */
+const STAMP = `concat_ws(':', s.facts_version, s.through_seq, s.low_seq, s.event_count, s.seq_sum, s.updated_at::text)`;
+
 interface Row {
   facts_version: number;
   through_seq: number;
   low_seq: number;
-  facts: string;
+  stamp: string;
+  facts: string | null;
   intact: boolean;
   tail: MemoryEventRow[] | null;
 }
 
 /**
  * The user's snapshot, whether it still matches the log, and the events committed after it; null
- * when the user has none. One statement, so all three see the same committed state.
+ * when the user has none. One statement, so all three see the same committed state. The facts
+ * text is left out when `cachedStamp` names the current snapshot (the caller has it decoded).
  *
  * @example
  * const s = await readMemorySnapshot(db, ws, 'user-456', 2_000);
- * if (s?.intact) facts = [...s.tail.map(memoryFacts), ...s.entries.map((e) => e.facts)];
+ * if (s?.intact) facts = [...s.tail.map(memoryFacts), ...(s.entries ?? []).map((e) => e.facts)];
  */
-export async function readMemorySnapshot(db: SqlExecutor, workspaceId: string, userId: string, limit: number): Promise<MemorySnapshot | null> {
+export async function readMemorySnapshot(db: SqlExecutor, workspaceId: string, userId: string, limit: number, cachedStamp?: string): Promise<MemorySnapshot | null> {
   const rows = await db.query<Row>(
-    `SELECT s.facts_version, s.through_seq::float8 AS through_seq, s.low_seq::float8 AS low_seq, s.facts,
+    `SELECT s.facts_version, s.through_seq::float8 AS through_seq, s.low_seq::float8 AS low_seq, ${STAMP} AS stamp,
+            CASE WHEN ${STAMP} = $4 THEN NULL ELSE s.facts END AS facts,
             (c.n = s.event_count AND c.seq_sum = s.seq_sum) AS intact, t.tail
        FROM user_memory_snapshots s
        CROSS JOIN LATERAL (SELECT count(*)::int AS n, coalesce(sum(seq), 0) AS seq_sum FROM feedback_events
@@ -81,7 +89,7 @@ export async function readMemorySnapshot(db: SqlExecutor, workspaceId: string, u
                                             ORDER BY seq DESC LIMIT $3) e
                                      ${MEMORY_RESPONSE_JOIN}) x) t
       WHERE s.workspace_id = $1 AND s.user_id = $2`,
-    [workspaceId, userId, limit],
+    [workspaceId, userId, limit, cachedStamp ?? ''],
     { prepare: true },
   );
   const row = rows[0];
@@ -92,7 +100,8 @@ export async function readMemorySnapshot(db: SqlExecutor, workspaceId: string, u
     throughSeq: Number(row.through_seq),
     lowSeq: Number(row.low_seq),
     intact: row.intact,
-    entries: (JSON.parse(row.facts) as StoredEntry[]).map(decode),
+    stamp: row.stamp,
+    entries: row.facts === null ? null : (JSON.parse(row.facts) as StoredEntry[]).map(decode),
     tail: tail.map(toMemoryEvent),
   };
 }
@@ -109,27 +118,30 @@ export interface MemorySnapshotWrite {
 }
 
 /**
- * Writes (or replaces) the user's snapshot. A concurrent read that folded in fewer events does
- * not overwrite a newer one; either is correct, as every read checks what it takes.
+ * Writes (or replaces) the user's snapshot and returns its stamp. A concurrent read that folded
+ * in fewer events does not overwrite a newer one (then there is no stamp); either is correct, as
+ * every read checks what it takes.
  *
  * @example
- * await writeMemorySnapshot(db, ws, 'user-456', { version: 1, throughSeq: 981, lowSeq: 0, entries });
+ * await writeMemorySnapshot(db, ws, 'user-456', { version: 1, throughSeq: 981, lowSeq: 0, entries }) // '1:981:0:…'
  */
-export async function writeMemorySnapshot(db: SqlExecutor, workspaceId: string, userId: string, s: MemorySnapshotWrite): Promise<void> {
+export async function writeMemorySnapshot(db: SqlExecutor, workspaceId: string, userId: string, s: MemorySnapshotWrite): Promise<string | undefined> {
   // Nothing to keep: a user without events is one cheap read away from the same answer.
-  if (s.entries.length === 0) return;
+  if (s.entries.length === 0) return undefined;
   const seqSum = s.entries.reduce((sum, e) => sum + e.seq, 0);
-  await db.query(
-    `INSERT INTO user_memory_snapshots (workspace_id, user_id, facts_version, through_seq, low_seq, event_count, seq_sum, facts)
+  const rows = await db.query<{ stamp: string }>(
+    `INSERT INTO user_memory_snapshots AS s (workspace_id, user_id, facts_version, through_seq, low_seq, event_count, seq_sum, facts)
      VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)
      ON CONFLICT (workspace_id, user_id) DO UPDATE
        SET facts_version = excluded.facts_version, through_seq = excluded.through_seq, low_seq = excluded.low_seq,
            event_count = excluded.event_count, seq_sum = excluded.seq_sum,
            facts = excluded.facts, updated_at = now()
-     WHERE user_memory_snapshots.through_seq <= excluded.through_seq`,
+     WHERE s.through_seq <= excluded.through_seq
+     RETURNING ${STAMP} AS stamp`,
     [workspaceId, userId, s.version, s.throughSeq, s.lowSeq, s.entries.length, String(seqSum), JSON.stringify(s.entries.map(encode))],
     { prepare: true },
   );
+  return rows[0]?.stamp;
 }
 
 /**

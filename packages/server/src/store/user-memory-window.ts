@@ -7,19 +7,20 @@
  */
 import { MEMORY_FACTS_VERSION, memoryFacts, type MemoryFacts } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { MemoryFactsCache } from './memory-facts-cache.js';
 import { MEMORY_EVENTS_LIMIT, readMemoryEvents, type SeqMemoryEvent } from './user-memory.js';
 import { readMemorySnapshot, writeMemorySnapshot, type SeqMemoryFacts } from './user-memory-snapshot.js';
 
 /**
  * New events a read folds in before it writes the snapshot again. A write copies the whole
- * window (~150 bytes an event); deriving the facts of a few dozen new events on each read costs
+ * window (~135 bytes an event); deriving the facts of a few dozen new events on each read costs
  * well under a millisecond, so the snapshot is rewritten once every this many events, not on every
  * read of a user who gives feedback between prompts.
  */
 export const SNAPSHOT_REFRESH_EVENTS = 64;
 
-/** How a window read went: whether it used the snapshot, and what it wrote. */
-export type WindowSource = 'snapshot' | 'refreshed' | 'rebuilt';
+/** How a window read went: from the snapshot (as stored, or its cached copy), or what it wrote. */
+export type WindowSource = 'snapshot' | 'cached' | 'refreshed' | 'rebuilt';
 
 /** A user's memory window. */
 export interface MemoryWindow {
@@ -29,30 +30,52 @@ export interface MemoryWindow {
 }
 
 const withFacts = (events: readonly SeqMemoryEvent[]): SeqMemoryFacts[] => events.map((e) => ({ seq: e.seq, facts: memoryFacts(e) }));
+const factsOf = (entries: readonly SeqMemoryFacts[]): MemoryFacts[] => entries.map((e) => e.facts);
 
 /**
- * Reads the facts of the user's newest {@link MEMORY_EVENTS_LIMIT} eligible events: the same
- * events {@link readMemoryEvents} reads, through the snapshot when it still matches the log.
+ * Reads users' memory windows through their snapshots, with the decoded snapshots of recent
+ * users kept in the process (made once by the server, passed to the routes).
  *
  * @example
- * const { facts } = await readMemoryWindow(db, ws, 'user-456');
+ * const reader = new MemoryWindowReader(db);
+ * const { facts } = await reader.read(ws, 'user-456');
  * const memory = memoryFromFacts(facts, new Date());
  */
-export async function readMemoryWindow(db: SqlExecutor, workspaceId: string, userId: string, limit = MEMORY_EVENTS_LIMIT): Promise<MemoryWindow> {
-  const snapshot = await readMemorySnapshot(db, workspaceId, userId, limit);
-  if (snapshot === null || !snapshot.intact || snapshot.version !== MEMORY_FACTS_VERSION) {
-    const entries = withFacts(await readMemoryEvents(db, workspaceId, userId, limit));
-    const lowSeq = entries.length >= limit ? (entries[entries.length - 1]?.seq ?? 0) : 0;
-    await writeMemorySnapshot(db, workspaceId, userId, { version: MEMORY_FACTS_VERSION, throughSeq: entries[0]?.seq ?? 0, lowSeq, entries });
-    return { facts: entries.map((e) => e.facts), source: 'rebuilt' };
+export class MemoryWindowReader {
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly cache = new MemoryFactsCache(),
+  ) {}
+
+  /**
+   * The facts of the user's newest `limit` eligible events: the same events
+   * {@link readMemoryEvents} reads, through the snapshot when it still matches the log.
+   */
+  async read(workspaceId: string, userId: string, limit = MEMORY_EVENTS_LIMIT): Promise<MemoryWindow> {
+    const snapshot = await readMemorySnapshot(this.db, workspaceId, userId, limit, this.cache.stampOf(workspaceId, userId));
+    const stored = snapshot?.entries ?? (snapshot ? this.cache.get(workspaceId, userId, snapshot.stamp) : undefined);
+    if (snapshot === null || stored === undefined || !snapshot.intact || snapshot.version !== MEMORY_FACTS_VERSION) {
+      const entries = withFacts(await readMemoryEvents(this.db, workspaceId, userId, limit));
+      const lowSeq = entries.length >= limit ? (entries[entries.length - 1]?.seq ?? 0) : 0;
+      await this.#write(workspaceId, userId, { throughSeq: entries[0]?.seq ?? 0, lowSeq, entries });
+      return { facts: factsOf(entries), source: 'rebuilt' };
+    }
+    if (snapshot.entries !== null) this.cache.set(workspaceId, userId, snapshot.stamp, snapshot.entries);
+    const source = snapshot.entries === null ? 'cached' : 'snapshot';
+    if (snapshot.tail.length === 0) return { facts: factsOf(stored), source };
+    const merged = [...withFacts(snapshot.tail), ...stored];
+    const window = merged.slice(0, limit);
+    // (A tail as long as the window itself is the whole window: nothing of the snapshot is left.)
+    if (snapshot.tail.length < Math.min(SNAPSHOT_REFRESH_EVENTS, limit)) return { facts: factsOf(window), source };
+    // Events that fell out of the window leave the snapshot, which then answers from its oldest kept event.
+    const lowSeq = merged.length > limit ? (window[window.length - 1]?.seq ?? 0) : snapshot.lowSeq;
+    await this.#write(workspaceId, userId, { throughSeq: window[0]?.seq ?? 0, lowSeq, entries: window });
+    return { facts: factsOf(window), source: 'refreshed' };
   }
-  if (snapshot.tail.length === 0) return { facts: snapshot.entries.map((e) => e.facts), source: 'snapshot' };
-  const merged = [...withFacts(snapshot.tail), ...snapshot.entries];
-  const window = merged.slice(0, limit);
-  // (A tail as long as the window itself is the whole window: nothing of the snapshot is left.)
-  if (snapshot.tail.length < Math.min(SNAPSHOT_REFRESH_EVENTS, limit)) return { facts: window.map((e) => e.facts), source: 'snapshot' };
-  // Events that fell out of the window leave the snapshot, which then answers from its oldest kept event.
-  const lowSeq = merged.length > limit ? (window[window.length - 1]?.seq ?? 0) : snapshot.lowSeq;
-  await writeMemorySnapshot(db, workspaceId, userId, { version: MEMORY_FACTS_VERSION, throughSeq: window[0]?.seq ?? 0, lowSeq, entries: window });
-  return { facts: window.map((e) => e.facts), source: 'refreshed' };
+
+  async #write(workspaceId: string, userId: string, s: { throughSeq: number; lowSeq: number; entries: SeqMemoryFacts[] }): Promise<void> {
+    const stamp = await writeMemorySnapshot(this.db, workspaceId, userId, { version: MEMORY_FACTS_VERSION, ...s });
+    if (stamp === undefined) this.cache.delete(workspaceId, userId);
+    else this.cache.set(workspaceId, userId, stamp, s.entries);
+  }
 }

@@ -8,7 +8,6 @@ import { MEMORY_DEFAULTS, idSchema, memoryFromFacts } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { readMemoryWindow } from '../../store/user-memory-window.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -18,7 +17,7 @@ const query = z.strictObject({
 });
 
 /** The user routes. */
-export const userRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+export const userRoutes: FastifyPluginAsync<AppServices> = async (app, { memory: windows }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get('/v1/users/:userId/context', {
     schema: {
@@ -30,7 +29,7 @@ export const userRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) =
     handler: async (request) => {
       const { workspaceId } = authOf(request);
       const { userId } = request.params;
-      const { facts } = await readMemoryWindow(db, workspaceId, userId);
+      const { facts } = await windows.read(workspaceId, userId);
       const memory = memoryFromFacts(facts, new Date(), { halfLifeDays: request.query.halfLifeDays });
       const explain = request.query.explain === 'true';
       return {
