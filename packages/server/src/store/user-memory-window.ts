@@ -73,6 +73,15 @@ export class MemoryWindowReader {
     return { facts: factsOf(window), source: 'refreshed' };
   }
 
+  /**
+   * Drops this process's decoded copy of the user's snapshot (an erasure). A copy elsewhere is
+   * never served once its row is gone (the stamp no longer matches) and leaves on that process's
+   * next read of the user, or by eviction.
+   */
+  forget(workspaceId: string, userId: string): void {
+    this.cache.delete(workspaceId, userId);
+  }
+
   async #write(workspaceId: string, userId: string, s: { throughSeq: number; lowSeq: number; entries: SeqMemoryFacts[] }): Promise<void> {
     const stamp = await writeMemorySnapshot(this.db, workspaceId, userId, { version: MEMORY_FACTS_VERSION, ...s });
     if (stamp === undefined) this.cache.delete(workspaceId, userId);
