@@ -263,7 +263,8 @@ export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, ty
 export { sampleDecision, unitHash } from './privacy/sampling.js';
 export { suppressSmallGroups, type Suppressed } from './privacy/k-anonymity.js';
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
-export { MEMORY_DEFAULTS, contextText, decayWeight, userMemory, type MemoryEvent, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
+export { COMPLAINT_EXAMPLE_LENGTH, MEMORY_FACTS_VERSION, memoryFacts, type MemoryEvent, type MemoryFacts } from './memory/memory-facts.js';
+export { MEMORY_DEFAULTS, contextText, decayWeight, memoryFromFacts, userMemory, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
 export { betaQuantile } from './stats/distributions.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';

@@ -13,6 +13,7 @@ import type { SqlClient } from './db/sql-client.js';
 import type { StreamSink } from './emit/stream-sink.js';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
+import { MemoryWindowReader } from './store/user-memory-window.js';
 import { createMetrics, watchQueueCounts } from './metrics.js';
 import type { AppServices } from './http/services.js';
 import { IngestService } from './ingest/ingest-service.js';
@@ -78,6 +79,7 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     db,
     metrics,
     keys: new KeyCache(db, config.keyCacheSeconds * 1000),
+    memory: new MemoryWindowReader(db),
     ingest: new IngestService(db, limiter, metrics, config.writeConcurrency, (keys) => pipeline.enqueue(keys), {
       threads: config.diffThreads,
       timeBudgetMs: config.diffTimeBudgetMs,

@@ -50,10 +50,18 @@ for (const backend of BACKENDS) {
 
     it('archives and deletes a user’s events beyond maxEventsPerUser, oldest first', async () => {
       await req('PATCH', '/v1/workspace/settings', { maxEventsPerUser: 2 });
+      // Both users' memory snapshots (docs/memory.md) hold facts of their events.
+      const snapshots = async () =>
+        (await t.db.query<{ user_id: string }>('SELECT user_id FROM user_memory_snapshots WHERE workspace_id = $1 ORDER BY user_id', [t.workspaceId])).map((r) => r.user_id);
+      for (const user of ['u1', 'u2']) await t.app.inject({ method: 'GET', url: `/v1/users/${user}/context`, headers: t.auth });
+      expect(await snapshots()).toEqual(['u1', 'u2']);
       const archive = join(dir, `files-${backend.name}`);
       const report = await runRetention(t.db, { archive });
       expect(report.archived).toBe(2);
       expect(await eventIds()).toEqual(['rt-u1-c', 'rt-u1-d', 'rt-u2-a']);
+      // The snapshot holding the deleted events goes with them; the other user's stays.
+      expect(await snapshots()).toEqual(['u2']);
+      expect((await t.app.inject({ method: 'GET', url: '/v1/users/u1/context', headers: t.auth })).json().eventsRead).toBe(2);
       const [file] = readdirSync(join(archive, t.workspaceId));
       const lines = linesOf(readFileSync(join(archive, t.workspaceId, file ?? '')));
       expect(lines.map((l) => l.id)).toEqual(['rt-u1-a', 'rt-u1-b']);

@@ -61,6 +61,7 @@ for (const backend of BACKENDS) {
         'training_applied_events',
         'training_batches',
         'user_consent',
+        'user_memory_snapshots',
         'webhook_deliveries',
         'webhooks',
         'workspaces',

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { IngestService } from '../ingest/ingest-service.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
+import type { MemoryWindowReader } from '../store/user-memory-window.js';
 import type { KeyCache } from './key-cache.js';
 import type { Metrics } from '../metrics.js';
 
@@ -16,5 +17,7 @@ export interface AppServices {
   ingest: IngestService;
   keys: KeyCache;
   metrics: Metrics;
+  /** Users' memory windows (GET /v1/users/:userId/context), with their decoded snapshots cached. */
+  memory: MemoryWindowReader;
   pipeline: Pipeline;
 }

@@ -13,6 +13,7 @@
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { writeArchive } from '../emit/archive-writer.js';
 import { appendAudit } from '../store/audit-log.js';
+import { dropMemorySnapshots } from '../store/user-memory-snapshot.js';
 import { recomputeTags } from '../store/response-list-tags.js';
 import { listWorkspaces } from '../store/workspaces.js';
 
@@ -66,13 +67,13 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
     const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
     for (let part = 0; ; part++) {
       // Old events, then a user's beyond their cap, then the workspace's beyond its cap (newest kept).
-      const rows = await db.query<{ id: string; line: string }>(
+      const rows = await db.query<{ id: string; user_id: string | null; line: string }>(
         `WITH ranked AS (
            SELECT e.id, e.seq, e.received_at,
                   row_number() OVER (PARTITION BY e.user_id ORDER BY e.seq DESC) AS by_user,
                   row_number() OVER (ORDER BY e.seq DESC) AS by_workspace
              FROM feedback_events e WHERE e.workspace_id = $1)
-         SELECT e.id, ${EVENT_JSON} AS line
+         SELECT e.id, e.user_id, ${EVENT_JSON} AS line
            FROM ranked r JOIN feedback_events e ON e.workspace_id = $1 AND e.seq = r.seq AND e.received_at = r.received_at
           WHERE r.received_at < $2
              OR ($3::bigint IS NOT NULL AND e.user_id IS NOT NULL AND r.by_user > $3)
@@ -84,6 +85,7 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
       const file = await writeArchive(options.archive, `${ws.id}/events-${stamp(now)}-${part}`, rows.map((r) => r.line));
       await db.transaction(async (tx) => {
         await deleteEvents(tx, ws.id, rows.map((r) => r.id));
+        await dropMemorySnapshots(tx, ws.id, [...new Set(rows.map((r) => r.user_id).filter((u): u is string => u !== null))]);
         await appendAudit(tx, { workspaceId: ws.id, action: 'retention.archived', details: { events: rows.length, file, retentionDays, maxEventsPerUser, maxEvents } });
       });
       report.archived += rows.length;
@@ -125,6 +127,11 @@ async function dropPastPartitions(db: SqlClient, archive: string, cutoff: Date, 
       await tx.query(`DELETE FROM pipeline_pending p USING feedback_event_ids k WHERE k.workspace_id = p.workspace_id AND k.id = p.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
       await tx.query('DELETE FROM feedback_current_votes WHERE received_at >= $1 AND received_at < $2', range);
       await tx.query('DELETE FROM feedback_event_ids WHERE received_at >= $1 AND received_at < $2', range);
+      // Memory snapshots holding facts of the partition's events (rebuilt on their next read).
+      await tx.query(
+        `DELETE FROM user_memory_snapshots s USING (SELECT DISTINCT workspace_id, user_id FROM "${name}" WHERE user_id IS NOT NULL) d
+          WHERE s.workspace_id = d.workspace_id AND s.user_id = d.user_id`,
+      );
       await tx.exec(`DROP TABLE "${name}"`);
       for (const [ws, lines] of groups) await appendAudit(tx, { workspaceId: ws, action: 'retention.archived', details: { events: lines.length, partition: name } });
     });

@@ -38,8 +38,8 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
       p,
     );
     const responseIds = responses.map((r) => r.id);
-    const events = await tx.query<{ id: string; response_id: string; day: string }>(
-      `SELECT id, response_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM feedback_events
+    const events = await tx.query<{ id: string; response_id: string; user_id: string | null; day: string }>(
+      `SELECT id, response_id, user_id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM feedback_events
         WHERE workspace_id = $1 AND (user_id = $2 OR voter = $2 OR response_id = ANY ($3::text[]))`,
       [...p, responseIds],
     );
@@ -101,6 +101,10 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     const queries = [...new Set(responses.map((r) => normalizeQuery(r.query)))];
     report.feedback_issue_counts = await count(tx, 'DELETE FROM feedback_issue_counts WHERE workspace_id = $1 AND query = ANY ($2::text[])', [workspaceId, queries]);
     report.feedback_issue_counts_weekly = await count(tx, 'DELETE FROM feedback_issue_counts_weekly WHERE workspace_id = $1 AND query = ANY ($2::text[])', [workspaceId, queries]);
+    // Memory snapshots hold facts of events (ids, response ids, comment excerpts): the user's own,
+    // and those of other users whose events on the user's responses went with them.
+    const memoryUsers = [...new Set(events.map((e) => e.user_id).filter((u): u is string => u !== null))];
+    report.user_memory_snapshots = await count(tx, 'DELETE FROM user_memory_snapshots WHERE workspace_id = $1 AND (user_id = $2 OR user_id = ANY ($3::text[]))', [...p, memoryUsers]);
     report.user_consent = await count(tx, 'DELETE FROM user_consent WHERE workspace_id = $1 AND user_id = $2', p);
     report.responses = await count(tx, 'DELETE FROM responses WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, responseIds]);
     // The response list's tags: the erased responses lose theirs, the others whose signals went are recomputed.

@@ -36,6 +36,7 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   training_applied_events: 'erased',
   document_uses: 'none',
   user_consent: 'erased',
+  user_memory_snapshots: 'erased',
   rollup_dirty: 'recomputed',
   feedback_metrics_daily: 'recomputed',
   feedback_stats_cells: 'recomputed',

@@ -43,7 +43,7 @@ function periodOf(q: { from?: string | undefined; to?: string | undefined }): { 
 }
 
 /** The privacy routes. */
-export const privacyRoutes: FastifyPluginAsync<AppServices> = async (app, { db, config }) => {
+export const privacyRoutes: FastifyPluginAsync<AppServices> = async (app, { db, config, memory }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const subjectOf = async (workspaceId: string, userId: string): Promise<string> => userSubject(await auditKey(db, config.auditKey), workspaceId, userId);
 
@@ -77,6 +77,7 @@ export const privacyRoutes: FastifyPluginAsync<AppServices> = async (app, { db, 
     const auth = authOf(request);
     const keepFrom = new Date(Date.now() - (auth.settings.retentionDays + 1) * DAY_MS);
     const removed = await eraseUser(db, auth.workspaceId, request.params.userId, keepFrom);
+    memory.forget(auth.workspaceId, request.params.userId);
     // Recompute now what the erased rows counted in, so no aggregate keeps them until the next
     // scheduled run (both are idempotent, and safe beside the scheduled jobs).
     await rescoreDirtyResponses(db);

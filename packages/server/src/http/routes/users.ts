@@ -1,13 +1,13 @@
 /**
  * `GET /v1/users/:userId/context`: the user's memory (ADR-004) as a block to inject into the next
- * prompt, text and items, computed from their own committed events on every request.
+ * prompt, text and items, computed from their own committed events on every request (through a
+ * snapshot of their events' facts, store/user-memory-window.ts).
  * `?explain=true` adds the ids of the events behind each item ("why did the AI do X").
  */
-import { MEMORY_DEFAULTS, idSchema, userMemory } from '@feedloop/core';
+import { MEMORY_DEFAULTS, idSchema, memoryFromFacts } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { readMemoryEvents } from '../../store/user-memory.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -17,7 +17,7 @@ const query = z.strictObject({
 });
 
 /** The user routes. */
-export const userRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+export const userRoutes: FastifyPluginAsync<AppServices> = async (app, { memory: windows }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get('/v1/users/:userId/context', {
     schema: {
@@ -29,14 +29,14 @@ export const userRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) =
     handler: async (request) => {
       const { workspaceId } = authOf(request);
       const { userId } = request.params;
-      const events = await readMemoryEvents(db, workspaceId, userId);
-      const memory = userMemory(events, new Date(), { halfLifeDays: request.query.halfLifeDays });
+      const { facts } = await windows.read(workspaceId, userId);
+      const memory = memoryFromFacts(facts, new Date(), { halfLifeDays: request.query.halfLifeDays });
       const explain = request.query.explain === 'true';
       return {
         userId,
         text: memory.text,
         items: memory.items.map(({ eventIds, ...item }) => (explain ? { ...item, eventIds } : item)),
-        eventsRead: events.length,
+        eventsRead: facts.length,
       };
     },
   });
