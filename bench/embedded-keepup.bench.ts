@@ -154,7 +154,8 @@ export async function runEmbeddedKeepUpBench(): Promise<BenchResult[]> {
         baselineLabel: 'ms p50',
         ratio: k.p99 / LAG_TARGET_MS,
         target: `p99 < ${LAG_TARGET_MS} ms, backlog bounded`,
-        met: k.p99 < LAG_TARGET_MS && k.rejected === 0 && k.lastBacklog <= k.maxBacklog && k.maxBacklog < rate * 2,
+        // Bounded: at the end of the run less than a second of the offer waits, and it never held two.
+        met: k.p99 < LAG_TARGET_MS && k.rejected === 0 && k.lastBacklog <= rate && k.maxBacklog < rate * 2,
       },
     ];
   } finally {
