@@ -8,7 +8,8 @@
  * the baseline of the same run: one plain context read of that user.
  * Run: node --import tsx bench/user-context-visible.ts (TEST_DATABASE_URL; CORRECTIONS=200; STORES=pglite,postgres).
  */
-import { BACKENDS, startTestApp, type TestApp } from '../packages/server/test/harness.js';
+import { BACKENDS, startTestApp } from '../packages/server/test/harness.js';
+import { seedUser } from './user-context-seed.js';
 
 const CORRECTIONS = Number(process.env.CORRECTIONS ?? 200);
 const STORES = (process.env.STORES ?? 'pglite,postgres').split(',');
@@ -18,26 +19,12 @@ const POLL_LIMIT_MS = 10_000;
 const quantile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-async function seedUser(t: TestApp, user: string): Promise<void> {
-  const types = ['thumbs_down', 'edit', 'error_categories', 'thumbs_up', 'rating'];
-  const responses = [];
-  for (let i = 0; i < SIZE; i++) responses.push({ id: `${user}-r${i}`, query: `question ${i}`, answer: `Hey! I think the answer is ${i} 🎉\n- one\n- two`, userId: user, queryType: i % 2 ? 'sql' : 'chat' });
-  for (let i = 0; i < responses.length; i += 1_000) await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses: responses.slice(i, i + 1_000) } });
-  const events = responses.map((r, i) => {
-    const type = types[i % types.length];
-    const payload =
-      type === 'edit' ? { edited: `The answer is ${i}. One and two.` } : type === 'error_categories' ? { categories: ['hallucination'], comment: 'made up numbers again' } : type === 'rating' ? { rating: 2, comment: 'too verbose' } : {};
-    return { responseId: r.id, userId: user, type, payload };
-  });
-  for (let i = 0; i < events.length; i += 1_000) await t.app.inject({ method: 'POST', url: '/v1/feedback/batch', headers: t.auth, payload: { events: events.slice(i, i + 1_000) } });
-}
-
 const summary: string[] = [];
 for (const backend of BACKENDS.filter((b) => STORES.includes(b.name))) {
   if (!backend.available) throw new Error(`${backend.name} is not available`);
   const t = await startTestApp(await backend.open(), {}, { worker: true });
   const user = 'bench-visible';
-  await seedUser(t, user);
+  await seedUser(t, user, SIZE);
   const context = async (explain: boolean) => {
     const res = await t.app.inject({ method: 'GET', url: `/v1/users/${user}/context${explain ? '?explain=true' : ''}`, headers: t.auth });
     if (res.statusCode !== 200) throw new Error(res.body);

@@ -16,7 +16,8 @@ import { referenceUserMemory } from '../packages/core/test/memory-reference.js';
 import type { MemoryEvent } from '../packages/core/src/index.js';
 import { memoryFromFacts } from '../packages/core/src/index.js';
 import { MemoryWindowReader } from '../packages/server/src/store/user-memory-window.js';
-import { BACKENDS, startTestApp, type TestApp } from '../packages/server/test/harness.js';
+import { BACKENDS, startTestApp } from '../packages/server/test/harness.js';
+import { seedUser } from './user-context-seed.js';
 
 const SIZES = (process.env.SIZES ?? '20,200,2000').split(',').map(Number);
 const STORES = (process.env.STORES ?? 'pglite,postgres').split(',');
@@ -46,20 +47,6 @@ async function timed(n: number, warm: number, fn: () => Promise<unknown>): Promi
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] as number;
   return { p50: at(0.5), p95: at(0.95) };
-}
-
-async function seedUser(t: TestApp, user: string, size: number): Promise<void> {
-  const types = ['thumbs_down', 'edit', 'error_categories', 'thumbs_up', 'rating'];
-  const responses = [];
-  for (let i = 0; i < size; i++) responses.push({ id: `${user}-r${i}`, query: `question ${i}`, answer: `Hey! I think the answer is ${i} 🎉\n- one\n- two`, userId: user, queryType: i % 2 ? 'sql' : 'chat' });
-  for (let i = 0; i < responses.length; i += 1_000) await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses: responses.slice(i, i + 1_000) } });
-  const events = responses.map((r, i) => {
-    const type = types[i % types.length];
-    const payload =
-      type === 'edit' ? { edited: `The answer is ${i}. One and two.` } : type === 'error_categories' ? { categories: ['hallucination'], comment: 'made up numbers again' } : type === 'rating' ? { rating: 2, comment: 'too verbose' } : {};
-    return { responseId: r.id, userId: user, type, payload };
-  });
-  for (let i = 0; i < events.length; i += 1_000) await t.app.inject({ method: 'POST', url: '/v1/feedback/batch', headers: t.auth, payload: { events: events.slice(i, i + 1_000) } });
 }
 
 const ms = (x: number) => `${x.toFixed(1)} ms`;
