@@ -3,9 +3,10 @@
  * transaction holds it, every ingest flush waits (a 450 ms rescore transaction became every
  * request's p99). But a transaction has a fixed cost of a dozen statements, so cutting all of them
  * short starves processing: sized to ~10 ms each, a backlog drained at 17-140 events a second.
- * The sizer therefore aims each transaction at a duration, learnt from the last ones: a short one
- * while others want the connection, a longer one while it is free. On Postgres the statements run
- * in a pool of connections: a fixed size is kept.
+ * The sizer therefore aims each transaction at a duration, from a cost model learnt from the last
+ * ones (a fixed part plus a part per item): a short one while others want the connection, a longer
+ * one while it is free, and never so short that the fixed part is most of it. On Postgres the
+ * statements run in a pool of connections: a fixed size is kept.
  */
 import type { SqlClient } from '../db/sql-client.js';
 
@@ -25,12 +26,29 @@ export interface BatchSizerOptions {
 
 /** Items kept at least per transaction, so progress never stops however slow an item is. */
 const MIN_ITEMS = 1;
-/** Weight of the newest measurement: smooths one slow transaction (GC, a checkpoint) out. */
-const SMOOTHING = 0.5;
+/** How much the oldest measurements still count after each new one (exponential forgetting). */
+const MEMORY = 0.8;
+/**
+ * A transaction is aimed at least at this many times its fixed cost, so the fixed cost is at most
+ * a quarter of it: aiming below the fixed cost gave one item a transaction, all of it overhead.
+ */
+const AMORTIZE = 4;
+
+/**
+ * What a transaction costs, learnt from the last ones: `fixedMs + perItemMs × items`. Fitted by
+ * least squares with exponential forgetting.
+ */
+export interface CostModel {
+  fixedMs: number;
+  perItemMs: number;
+}
 
 /**
  * A transaction sizer: `size` is the next transaction's item count; `record` feeds back how long
- * the last one took.
+ * the last one took. A transaction costs a fixed part (a dozen statements to plan and run, however
+ * few rows) plus a part per item; the sizer learns both, so it neither mistakes the fixed part for
+ * a per-item cost (which sized every transaction to one item, all overhead) nor lets the fixed
+ * part dominate. Until the sizes seen differ enough to tell the parts apart, it doubles the size.
  *
  * @example
  * const sizer = new BatchSizer({ initial: 20, max: 200, targetMs: 10 });
@@ -38,7 +56,13 @@ const SMOOTHING = 0.5;
  */
 export class BatchSizer {
   #size: number;
-  #msPerItem: number | undefined;
+  #model: CostModel | undefined;
+  /** Decayed sums of the measurements: weight, items, ms, items², items × ms. */
+  #w = 0;
+  #x = 0;
+  #y = 0;
+  #xx = 0;
+  #xy = 0;
 
   constructor(private readonly options: BatchSizerOptions) {
     this.#size = Math.min(options.initial, options.max);
@@ -47,16 +71,45 @@ export class BatchSizer {
   /** Items for the next transaction: aimed at `idleTargetMs` while nobody else wants the database, else at `targetMs`. */
   get size(): number {
     const { contended, targetMs, idleTargetMs, max } = this.options;
-    if (targetMs === undefined || this.#msPerItem === undefined) return this.#size;
-    const aim = idleTargetMs !== undefined && contended && !contended() ? idleTargetMs : targetMs;
-    return Math.max(MIN_ITEMS, Math.min(max, Math.floor(aim / this.#msPerItem)));
+    if (targetMs === undefined || this.#w === 0) return this.#size;
+    const model = this.#model;
+    if (model === undefined) return Math.max(MIN_ITEMS, Math.min(max, this.#size * 2));
+    const wanted = idleTargetMs !== undefined && contended && !contended() ? idleTargetMs : targetMs;
+    const aim = Math.max(wanted, AMORTIZE * model.fixedMs);
+    return Math.max(MIN_ITEMS, Math.min(max, Math.floor((aim - model.fixedMs) / model.perItemMs)));
+  }
+
+  /** The cost model learnt so far, if the sizes seen could tell its parts apart (tests, diagnostics). */
+  get model(): CostModel | undefined {
+    return this.#model;
   }
 
   /** Feeds back a finished transaction: `items` done in `elapsedMs`. */
   record(items: number, elapsedMs: number): void {
     if (this.options.targetMs === undefined || items <= 0 || !(elapsedMs > 0)) return;
-    const measured = elapsedMs / items;
-    this.#msPerItem = this.#msPerItem === undefined ? measured : SMOOTHING * measured + (1 - SMOOTHING) * this.#msPerItem;
+    this.#w = this.#w * MEMORY + 1;
+    this.#x = this.#x * MEMORY + items;
+    this.#y = this.#y * MEMORY + elapsedMs;
+    this.#xx = this.#xx * MEMORY + items * items;
+    this.#xy = this.#xy * MEMORY + items * elapsedMs;
+    this.#size = items;
+    this.#model = this.fit() ?? this.#model;
+  }
+
+  /**
+   * Least squares over the decayed sums; undefined while the sizes are too alike to separate a
+   * fixed part (within ~10 % of each other) or no cost grows with the items yet.
+   */
+  private fit(): CostModel | undefined {
+    const mx = this.#x / this.#w;
+    const my = this.#y / this.#w;
+    const variance = this.#xx / this.#w - mx * mx;
+    if (variance <= (0.1 * mx) ** 2) return undefined;
+    const slope = (this.#xy / this.#w - mx * my) / variance;
+    if (!(slope > 0)) return undefined;
+    const fixedMs = my - slope * mx;
+    // A negative intercept is noise: the slope through the mean is then the whole cost per item.
+    return fixedMs > 0 ? { fixedMs, perItemMs: slope } : { fixedMs: 0, perItemMs: my / mx };
   }
 }
 
