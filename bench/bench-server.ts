@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
+import { npmStartNodeFlags } from '../packages/server/test/process-helpers.js';
 
 /** One figure next to its same-run baseline (the shape `runEditDistanceBench` returns). */
 export interface BenchResult {
@@ -185,7 +186,8 @@ export async function startEmbeddedFeedloop(options: { dataDir: string; secretKe
     FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
     ...extraServerEnv(),
   };
-  const server = await spawnServer(cliArgs('start'), env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop (embedded)');
+  // Node's flags as `npm start` sets them: the embedded server is measured as users run it.
+  const server = await spawnServer(cliArgs('start', npmStartNodeFlags()), env, `http://${LOOPBACK}:${port}`, '/readyz', 'feedloop (embedded)');
   await assumeImplicitConsent(server.url, options.secretKey);
   return server;
 }
@@ -243,10 +245,10 @@ export async function startFeedloopWorker(options: Omit<FeedloopOptions, 'secret
   return spawnServer(cliArgs('worker'), env, '', /feedloop worker running/, 'feedloop worker');
 }
 
-function cliArgs(command: string): string[] {
+function cliArgs(command: string, nodeFlags: readonly string[] = []): string[] {
   const prof = process.env.BENCH_CPU_PROF?.trim();
   const cli = process.env.BENCH_FEEDLOOP_CLI?.trim() ? resolve(process.env.BENCH_FEEDLOOP_CLI.trim()) : CLI;
-  return [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : []), cli, command];
+  return [...nodeFlags, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : []), cli, command];
 }
 
 function childEnv(options: Omit<FeedloopOptions, 'secretKey'>): NodeJS.ProcessEnv {

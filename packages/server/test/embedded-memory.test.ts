@@ -3,7 +3,7 @@
  * idle. It held 846 MB: PGlite's initdb left its heaps in the server, Postgres's 128 MB of
  * shared buffers were touched at start, V8 kept one malloc arena per WebAssembly compile thread,
  * and the Redis, NATS, Postgres and HTTP-client libraries were loaded without being used
- * (docs/benchmarks.md, "Embedded memory"). Measured now ~222-289 MB idle on the 2-core machine.
+ * (docs/benchmarks.md, "Embedded memory").
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,15 +12,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { killAllServers, startServerProcess, within, type ServerProcess } from './process-helpers.js';
 
 /**
- * Bound on idle RSS. Issue 8's target is 250 MB: met at 185-225 MB before the analytics and
- * export modules; with them, and core's own distributions instead of @stdlib's (20-35 MB less),
- * a first start idles at 224-236 MB with NODE_ENV=production and 250-261 MB without it (as
- * `npm start` and this test run it): docs/benchmarks.md, "Issue 8, third session". PGlite in a
- * thread of its own (issue 21) costs a second V8 isolate and malloc arena, ~20-25 MB: 222-289 MB
- * idle over runs on the shared 2-core machine (docs/benchmarks.md, "Embedded memory"; the 250 MB
- * target is open). The bound keeps it from growing further; it is no target.
+ * Bound on idle RSS: issue 8's and issue 21's target, 250 MB. PGlite in a thread of its own
+ * (issue 21) cost a second V8 isolate and malloc arena: 222-289 MB idle. `npm start` now runs
+ * Node with one V8 platform thread and an 8 MB young generation (`--v8-pool-size=1
+ * --max-semi-space-size=8`, the root package.json; this test starts the server with the same
+ * flags): 201-228 MB over runs on the shared 2-core machine (docs/benchmarks.md, "Embedded
+ * memory").
  */
-const IDLE_RSS_BOUND_MB = 300;
+const IDLE_RSS_BOUND_MB = 250;
 /**
  * Peak RSS of the first start on an empty folder. With initdb in the server it was ~850 MB;
  * with initdb in a child, the server's own peak is that of a restart.

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
@@ -70,6 +71,20 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
 }
 
 /** Spawns `node dist/cli.js <args>` with a clean environment plus `env`; not yet waited on. */
+/**
+ * The Node flags the README's `npm start` runs the server with (the root package.json's `start`
+ * script): tests and benchmarks start it the same way, so what they measure is what users run.
+ *
+ * @example
+ * spawn(process.execPath, [...npmStartNodeFlags(), CLI_PATH, 'start'])
+ */
+export function npmStartNodeFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const flags = /\bnode((?: --[^\s]+)*) packages\/server\/dist\/cli\.js start\b/.exec(scripts.start ?? '')?.[1];
+  if (flags === undefined) throw new Error(`package.json's start script does not run packages/server/dist/cli.js start: ${scripts.start}`);
+  return flags.split(' ').filter(Boolean);
+}
+
 function spawnFeedloop(
   args: string[],
   env: Record<string, string>,
@@ -81,7 +96,7 @@ function spawnFeedloop(
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) childEnv[k] = v;
   Object.assign(childEnv, { LOG_LEVEL: 'warn' }, env);
 
-  const child: ChildProcess = spawn(process.execPath, [CLI_PATH, ...args], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...npmStartNodeFlags(), CLI_PATH, ...args], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString()).slice(-OUTPUT_KEEP);
