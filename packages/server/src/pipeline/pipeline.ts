@@ -4,6 +4,7 @@
  * same handlers run on the in-process queue (embedded) and on BullMQ (production).
  */
 import type { Config } from '../config.js';
+import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '../emit/stream-sink.js';
 import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
@@ -318,7 +319,8 @@ export class Pipeline {
   /**
    * The outbox sweep (the `sweep` job): re-enqueues events the queue lost, applies effects left
    * behind, sends webhook deliveries that are due (retries), keeps the event log's partitions
-   * ready and its fingerprints to their windows, and on PGlite vacuums the outboxes.
+   * ready and its fingerprints to their windows, and on PGlite vacuums the outboxes and analyzes the
+ * tables that grew (it has no autovacuum to do either).
    */
   async sweep(): Promise<{ requeued: number; effects: number; deliveries: number }> {
     const { db, config } = this.deps;
@@ -330,7 +332,11 @@ export class Pipeline {
     // PGlite runs no autovacuum: the outbox tables, whose every row is deleted soon after it is
     // written, would keep their dead rows forever and the sweep's scan would slow with them. One
     // statement a table: requests get their turn between them (see pglite-client.ts).
-    if (db.dialect === 'pglite') for (const table of CHURNING_TABLES) await db.exec(`VACUUM ${table}`);
+    if (db.dialect === 'pglite') {
+      for (const table of CHURNING_TABLES) await db.exec(`VACUUM ${table}`);
+      // Nor any autoanalyze: without statistics the planner guessed, and guessed badly (see analyze-grown-tables.ts).
+      await analyzeGrownTables(db);
+    }
     return { requeued: stale.length, effects: effects.applied, deliveries: deliveries.delivered + deliveries.retried + deliveries.failed };
   }
 

@@ -1,0 +1,48 @@
+/**
+ * The embedded database gets planner statistics as Postgres's autovacuum would give them: PGlite
+ * has no autovacuum, and without statistics the planner looked responses up by key through the
+ * export index (a skip scan over every prompt of the workspace) instead of the primary key.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeGrownTables } from '../src/db/analyze-grown-tables.js';
+import { BACKENDS, startTestApp, type TestApp } from './harness.js';
+
+const RESPONSES = 2_000;
+const LOOKUP = `EXPLAIN SELECT r.created_at FROM json_to_recordset($1::json) AS x(ws text, rid text)
+  CROSS JOIN LATERAL (SELECT r.created_at FROM responses r WHERE r.workspace_id = x.ws AND r.id = x.rid OFFSET 0) AS r`;
+
+describe.each(BACKENDS.filter((b) => b.name === 'pglite'))('planner statistics on $name', (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(await backend.open());
+    for (let i = 0; i < RESPONSES; i += 500) {
+      const responses = Array.from({ length: 500 }, (_, k) => ({ id: `r-${i + k}`, query: `question number ${i + k}?`, answer: 'an answer' }));
+      const res = await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses } });
+      expect(res.statusCode).toBeLessThan(300);
+    }
+  });
+  afterAll(() => t.close());
+
+  const plan = async (): Promise<string> => {
+    const rows = await t.db.query<Record<string, string>>(LOOKUP, [JSON.stringify([{ ws: t.workspaceId, rid: 'r-7' }])]);
+    return rows.map((r) => Object.values(r)[0]).join('\n');
+  };
+
+  it('analyzes the tables that grew, once, and a response is then found by its primary key', async () => {
+    const analyzed = await analyzeGrownTables(t.db);
+    expect(analyzed).toContain('responses');
+    expect(await plan()).toContain('responses_pkey');
+    // Nothing grew since: nothing to do.
+    expect(await analyzeGrownTables(t.db)).not.toContain('responses');
+  });
+
+  it('runs from the sweep on PGlite', async () => {
+    const more = Array.from({ length: 1_000 }, (_, k) => ({ id: `s-${k}`, query: `another question ${k}?`, answer: 'an answer' }));
+    expect((await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses: more } })).statusCode).toBeLessThan(300);
+    const before = await t.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'responses'`);
+    await t.services.pipeline.sweep();
+    const after = await t.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'responses'`);
+    expect(before[0]?.n).toBe(RESPONSES);
+    expect(after[0]?.n).toBe(RESPONSES + 1_000);
+  });
+});
