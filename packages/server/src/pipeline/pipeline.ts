@@ -178,7 +178,11 @@ export class Pipeline {
     // The in-process queue starts empty: the events a previous process committed and never
     // processed wait in the outbox. They are this process's alone, so they are taken now rather
     // than after the sweep's grace (a restarted embedded server resumes its backlog at once).
-    if (this.deps.queue.kind === 'memory') await this.addProcessJobs(await takeStalePending(this.deps.db, 0, SWEEP_EVENT_LIMIT));
+    if (this.deps.queue.kind === 'memory') {
+      // Statistics first (PGlite has no autoanalyze): a backlog claimed on a guessing planner costs many times more.
+      if (this.deps.db.dialect === 'pglite') await analyzeGrownTables(this.deps.db).catch((err: unknown) => this.deps.observer?.error?.('analyze', err));
+      await this.addProcessJobs(await takeStalePending(this.deps.db, 0, SWEEP_EVENT_LIMIT));
+    }
     // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
     // then (an idempotent upsert), so the sweep that recovers lost jobs always comes back too.
     const every = Math.min(Math.max(this.deps.config.sweepIntervalMs * SCHEDULE_KEEP_FACTOR, SCHEDULE_KEEP_MIN_MS), SCHEDULE_KEEP_MAX_MS);
