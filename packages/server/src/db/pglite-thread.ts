@@ -151,6 +151,8 @@ function localExecutor(tx: Transaction | undefined): SqlExecutor {
 const local: SqlClient = {
   dialect: 'pglite',
   ...localExecutor(undefined),
+  // Requests waiting for the connection: what a batch sizer running here shortens its transactions for.
+  inFlight: () => waiters.foreground.length,
   transaction: (fn, options) =>
     holding(options?.background === true, () =>
       db.transaction(async (tx) => {

@@ -16,7 +16,7 @@ import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './li
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { markEventFailed, PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
-import { rescoreDirtyResponses } from './rescore.js';
+import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
 import { RollupPool } from './rollup-pool.js';
 import { rollupDirtyDays } from './rollup.js';
 import { takeStalePending } from './stale-pending.js';
@@ -162,7 +162,10 @@ export class Pipeline {
         await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input) });
       },
       rescore: async () => {
-        await rescoreDirtyResponses(this.deps.db);
+        // Embedded, next to the database, as processing is: its statements never wait for the event loop while it holds the connection.
+        const { db } = this.deps;
+        if (db.runInThread) await db.runInThread<number>(RESCORE_MODULE, 'rescoreDirtyResponses', []);
+        else await rescoreDirtyResponses(db);
       },
       alerts: async () => {
         await this.evaluateAlerts();

@@ -19,6 +19,9 @@ import type { SqlClient } from '../db/sql-client.js';
 import { batchSizerFor } from './batch-sizer.js';
 import { updateExperimentTotals } from './experiment-upkeep.js';
 
+/** This module's URL: the embedded database's thread imports it to run {@link rescoreDirtyResponses} next to the database. */
+export const RESCORE_MODULE = import.meta.url;
+
 /** Responses rescored per transaction at most: bounds the rows parsed at once. Embedded, a transaction is sized by time (batch-sizer.ts). */
 const RESCORE_BATCH = 200;
 /** Responses rescored per run at most, so one run never holds a worker for long; the rest waits for the next run. */
@@ -56,6 +59,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
       const marks = await tx.query<{ ws: string; rid: string; version: number }>(
         'SELECT workspace_id AS ws, response_id AS rid, version FROM score_dirty LIMIT $1',
         [size],
+        { prepare: true },
       );
       if (marks.length === 0) return 0;
       const rows = await tx.query<ScoreInputRow & { claimed_ws: string; claimed_rid: string }>(
@@ -71,6 +75,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
                                      AND e.superseded_by IS NULL
               WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true`,
         [JSON.stringify(marks)],
+        { prepare: true },
       );
       const byResponse = new Map<string, { ws: string; rid: string; settings: unknown; signals: ScoredSignal[] }>();
       for (const r of rows) {
@@ -100,6 +105,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
            SET score = EXCLUDED.score, confidence = EXCLUDED.confidence, weight_sum = EXCLUDED.weight_sum,
                signal_count = EXCLUDED.signal_count, conflicts = EXCLUDED.conflicts, computed_at = EXCLUDED.computed_at`,
         [JSON.stringify(scores), now.toISOString()],
+        { prepare: true },
       );
       const signalsOf = new Map([...byResponse.values()].map((e) => [`${e.ws}\u0000${e.rid}`, e.signals]));
       await updateExperimentTotals(
@@ -110,6 +116,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
         `DELETE FROM score_dirty AS d USING json_to_recordset($1::json) AS x(ws text, rid text, version bigint)
           WHERE d.workspace_id = x.ws AND d.response_id = x.rid AND d.version = x.version`,
         [JSON.stringify(marks)],
+        { prepare: true },
       );
       heldMs = performance.now() - started;
       return marks.length;
