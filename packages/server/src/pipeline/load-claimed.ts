@@ -61,9 +61,12 @@ interface ClaimedRow {
   query_type: string | null;
   experiment_id: string | null;
   variant: string | null;
-  r_created_at: Date;
-  settings: unknown;
+  /** Null when the response is gone (the LEFT JOIN found none). */
+  r_created_at: Date | null;
 }
+
+/** A claimed row as the JSON document carries it: timestamps as ISO strings. */
+type ClaimedJson = Omit<ClaimedRow, 'occurred_at' | 'received_at' | 'r_created_at'> & { occurred_at: string; received_at: string; r_created_at: string | null };
 
 /**
  * Claims and loads the given events; events already processed (or being processed by another
@@ -74,7 +77,10 @@ interface ClaimedRow {
  */
 export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): Promise<ClaimedEvent[]> {
   if (keys.length === 0) return [];
-  const rows = await tx.query<ClaimedRow>(
+  // One JSON document for the whole claim, not a row per event: decoding each row's columns
+  // (three timestamps, four JSON values, arrays) was half the claim's time on PGlite
+  // (50-60 ms for 250 events; 22-24 ms as one document).
+  const [doc] = await tx.query<{ events: string | null; settings: string | null }>(
     `WITH k AS (SELECT * FROM json_to_recordset($1::json) AS k(ws text, id text)),
      claimed AS (
        DELETE FROM pipeline_pending p
@@ -82,29 +88,34 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
                  CROSS JOIN LATERAL (SELECT workspace_id, event_id FROM pipeline_pending q
                                       WHERE q.workspace_id = k.ws AND q.event_id = k.id FOR UPDATE SKIP LOCKED) AS q) AS l
         WHERE p.workspace_id = l.workspace_id AND p.event_id = l.event_id
-       RETURNING p.workspace_id, p.event_id)
-     SELECT e.workspace_id, e.id, e.response_id, e.type, e.source, e.user_id, e.session_id, e.target_id, e.payload, e.metadata,
-            e.edit_distance, e.occurred_at, e.received_at, e.duplicate_of, e.superseded_by, e.sample_weight,
-            r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
-            r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, w.settings
-       FROM claimed c
-       CROSS JOIN LATERAL (SELECT e.* FROM feedback_event_ids k
-                             JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
-                            WHERE k.workspace_id = c.workspace_id AND k.id = c.event_id ${PROBE}) AS e
-       LEFT JOIN LATERAL (SELECT * FROM responses r WHERE r.workspace_id = e.workspace_id AND r.id = e.response_id ${PROBE}) AS r ON true
-       JOIN workspaces w ON w.id = e.workspace_id
-      ORDER BY e.seq`,
+       RETURNING p.workspace_id, p.event_id),
+     found AS (
+       SELECT e.seq, e.workspace_id, e.id, e.response_id, e.type, e.source, e.user_id, e.session_id, e.target_id, e.payload, e.metadata,
+              e.edit_distance, e.occurred_at, e.received_at, e.duplicate_of, e.superseded_by, e.sample_weight,
+              r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
+              r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at
+         FROM claimed c
+         CROSS JOIN LATERAL (SELECT e.* FROM feedback_event_ids k
+                               JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+                              WHERE k.workspace_id = c.workspace_id AND k.id = c.event_id ${PROBE}) AS e
+         LEFT JOIN LATERAL (SELECT * FROM responses r WHERE r.workspace_id = e.workspace_id AND r.id = e.response_id ${PROBE}) AS r ON true)
+     SELECT (SELECT json_agg(f ORDER BY f.seq) FROM found f)::text AS events,
+            (SELECT json_object_agg(w.id, w.settings) FROM workspaces w WHERE w.id IN (SELECT workspace_id FROM found))::text AS settings`,
     [JSON.stringify(keys.map(([ws, id]) => ({ ws, id })))],
     { prepare: true },
   );
+  if (!doc?.events) return [];
+  const rows = JSON.parse(doc.events) as ClaimedJson[];
+  const stored = JSON.parse(doc.settings ?? '{}') as Record<string, unknown>;
   const settingsOf = new Map<string, WorkspaceSettings>();
-  return rows.map((r) => {
+  return rows.map((json) => {
+    const r: ClaimedRow = { ...json, occurred_at: new Date(json.occurred_at), received_at: new Date(json.received_at), r_created_at: json.r_created_at === null ? null : new Date(json.r_created_at) };
     let settings = settingsOf.get(r.workspace_id);
     if (!settings) {
-      settings = resolveWorkspaceSettings(r.settings);
+      settings = resolveWorkspaceSettings(stored[r.workspace_id]);
       settingsOf.set(r.workspace_id, settings);
     }
-    const response = r.query === null ? null : toResponseContext(r, r.query);
+    const response = r.query === null || r.r_created_at === null ? null : toResponseContext(r, r.query, r.r_created_at);
     return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings, sampleWeight: r.sample_weight ?? 1 };
   });
 }
@@ -130,7 +141,7 @@ function toStoredEvent(r: ClaimedRow): StoredEvent {
   } as StoredEvent;
 }
 
-function toResponseContext(r: ClaimedRow, query: string): ResponseContext {
+function toResponseContext(r: ClaimedRow, query: string, createdAt: Date): ResponseContext {
   return {
     id: r.response_id,
     query,
@@ -143,7 +154,7 @@ function toResponseContext(r: ClaimedRow, query: string): ResponseContext {
     contextDocumentIds: r.context_document_ids,
     sessionId: r.r_session_id,
     userId: r.r_user_id,
-    createdAt: r.r_created_at,
+    createdAt,
   };
 }
 
