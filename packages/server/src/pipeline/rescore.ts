@@ -14,6 +14,7 @@ import {
   type Polarity,
   type ScoredSignal,
   type SignalClass,
+  type WorkspaceSettings,
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import { batchSizerFor } from './batch-sizer.js';
@@ -27,18 +28,18 @@ const RESCORE_BATCH = 200;
 /** Responses rescored per run at most, so one run never holds a worker for long; the rest waits for the next run. */
 const RESCORE_PER_RUN = 2_000;
 
+/** One signal of a claimed response as the JSON document carries it (`event_id` null: the response has none). */
 interface ScoreInputRow {
-  workspace_id: string;
-  response_id: string;
-  event_id: string;
+  claimed_ws: string;
+  claimed_rid: string;
+  event_id: string | null;
   type: string;
   user_id: string | null;
   signal_class: string;
   polarity: string;
   value: number;
-  occurred_at: Date;
+  occurred_at: string;
   edit_distance: number | null;
-  settings: unknown;
 }
 
 /**
@@ -62,26 +63,37 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
         { prepare: true },
       );
       if (marks.length === 0) return 0;
-      const rows = await tx.query<ScoreInputRow & { claimed_ws: string; claimed_rid: string }>(
-        `WITH claimed AS (SELECT ws AS workspace_id, rid AS response_id FROM json_to_recordset($1::json) AS x(ws text, rid text))
-         SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.workspace_id, s.response_id, s.event_id, s.type,
-                s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, w.settings
-           FROM claimed c
-           JOIN workspaces w ON w.id = c.workspace_id
-           LEFT JOIN LATERAL (
-             SELECT s.*, e.edit_distance FROM feedback_signals s
-               JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
-               JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
-                                     AND e.superseded_by IS NULL
-              WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true`,
+      // One JSON document, not a row per signal: PGlite decodes each row's columns slowly (see load-claimed.ts).
+      const [doc] = await tx.query<{ signals: string | null; settings: string | null }>(
+        `WITH claimed AS (SELECT ws AS workspace_id, rid AS response_id FROM json_to_recordset($1::json) AS x(ws text, rid text)),
+         found AS (
+           SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.event_id, s.type,
+                  s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance
+             FROM claimed c
+             JOIN workspaces w ON w.id = c.workspace_id
+             LEFT JOIN LATERAL (
+               SELECT s.*, e.edit_distance FROM feedback_signals s
+                 JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
+                 JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+                                       AND e.superseded_by IS NULL
+                WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true)
+         SELECT (SELECT json_agg(f) FROM found f)::text AS signals,
+                (SELECT json_object_agg(w.id, w.settings) FROM workspaces w WHERE w.id IN (SELECT claimed_ws FROM found))::text AS settings`,
         [JSON.stringify(marks)],
         { prepare: true },
       );
-      const byResponse = new Map<string, { ws: string; rid: string; settings: unknown; signals: ScoredSignal[] }>();
+      const rows = JSON.parse(doc?.signals ?? '[]') as ScoreInputRow[];
+      const stored = JSON.parse(doc?.settings ?? '{}') as Record<string, unknown>;
+      const settingsOf = new Map<string, WorkspaceSettings>();
+      const byResponse = new Map<string, { ws: string; rid: string; settings: WorkspaceSettings; signals: ScoredSignal[] }>();
       for (const r of rows) {
         const k = `${r.claimed_ws}\u0000${r.claimed_rid}`;
         let entry = byResponse.get(k);
-        if (!entry) byResponse.set(k, (entry = { ws: r.claimed_ws, rid: r.claimed_rid, settings: r.settings, signals: [] }));
+        if (!entry) {
+          let settings = settingsOf.get(r.claimed_ws);
+          if (!settings) settingsOf.set(r.claimed_ws, (settings = resolveWorkspaceSettings(stored[r.claimed_ws])));
+          byResponse.set(k, (entry = { ws: r.claimed_ws, rid: r.claimed_rid, settings, signals: [] }));
+        }
         if (r.event_id === null) continue; // a response whose signals are all gone (e.g. replaced)
         entry.signals.push({
           eventId: r.event_id,
@@ -90,12 +102,12 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           signalClass: r.signal_class as SignalClass,
           polarity: r.polarity as Polarity,
           value: r.value,
-          occurredAt: r.occurred_at,
+          occurredAt: new Date(r.occurred_at),
           editDistance: r.edit_distance,
         });
       }
       const scores = [...byResponse.values()]
-        .map(({ ws, rid, settings, signals }) => ({ ws, rid, ...compositeScore(signals, resolveWorkspaceSettings(settings), now) }))
+        .map(({ ws, rid, settings, signals }) => ({ ws, rid, ...compositeScore(signals, settings, now) }))
         .sort((a, b) => (a.ws === b.ws ? (a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
       await tx.query(
         `INSERT INTO response_scores AS r (workspace_id, response_id, score, confidence, weight_sum, signal_count, conflicts, computed_at)
