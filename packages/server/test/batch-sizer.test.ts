@@ -26,6 +26,17 @@ describe('BatchSizer', () => {
     expect(size).toBe(500);
   });
 
+  it('follows a per-item cost that changes while every transaction has the same size', () => {
+    const sizer = new BatchSizer({ initial: 10, max: 200, targetMs: 20 });
+    sizer.record(10, 2 + 0.01 * 10);
+    sizer.record(40, 2 + 0.01 * 40);
+    expect(sizer.size).toBe(200); // (20 - 2) / 0.01 = 1,800, capped
+    // Now each item costs ten times more, and every transaction had max items: no spread to fit.
+    for (let round = 0; round < 30; round++) sizer.record(sizer.size, 2 + 0.1 * sizer.size);
+    expect(sizer.size).toBeLessThanOrEqual(Math.ceil((20 - 2) / 0.1) + 1);
+    expect(sizer.size).toBeGreaterThan(100);
+  });
+
   it('stays within 1 and max, and ignores empty or unmeasured rounds', () => {
     const sizer = new BatchSizer({ initial: 10, max: 50, targetMs: 10 });
     sizer.record(10, 0.001);

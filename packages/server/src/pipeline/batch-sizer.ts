@@ -93,7 +93,19 @@ export class BatchSizer {
     this.#xx = this.#xx * MEMORY + items * items;
     this.#xy = this.#xy * MEMORY + items * elapsedMs;
     this.#size = items;
-    this.#model = this.fit() ?? this.#model;
+    this.#model = this.fit() ?? this.rescaled();
+  }
+
+  /**
+   * While the recent sizes are alike (say all at `max`), the last model with its per-item part
+   * rescaled to the recent costs: a model learnt once would otherwise never see the costs change.
+   */
+  private rescaled(): CostModel | undefined {
+    if (this.#model === undefined) return undefined;
+    const mx = this.#x / this.#w;
+    const my = this.#y / this.#w;
+    const fixedMs = Math.min(this.#model.fixedMs, my / 2);
+    return { fixedMs, perItemMs: (my - fixedMs) / mx };
   }
 
   /**
