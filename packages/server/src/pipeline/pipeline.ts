@@ -326,8 +326,8 @@ export class Pipeline {
   /**
    * The outbox sweep (the `sweep` job): re-enqueues events the queue lost, applies effects left
    * behind, sends webhook deliveries that are due (retries), keeps the event log's partitions
-   * ready and its fingerprints to their windows, and on PGlite vacuums the outboxes and analyzes the
- * tables that grew (it has no autovacuum to do either).
+   * ready and its fingerprints to their windows, and on PGlite vacuums the outboxes and analyzes
+   * the tables that grew (it has no autovacuum to do either).
    */
   async sweep(): Promise<{ requeued: number; effects: number; deliveries: number }> {
     const { db, config } = this.deps;
