@@ -172,6 +172,7 @@ export {
   type EffectMoments,
   type FrequentistResult,
 } from './stats/relative-lift.js';
+export { fisherExactTest, normalApproximationFails, proportionDifferenceInterval } from './stats/fisher-exact.js';
 export { DEFAULT_PRIOR, bayesianEffectTest, type BayesianResult, type GaussianPrior } from './stats/bayesian-effect.js';
 export { SRM_THRESHOLD, sampleRatioMismatch, type SampleRatioResult } from './stats/sample-ratio.js';
 export {
