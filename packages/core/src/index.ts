@@ -239,7 +239,7 @@ export { DEFAULT_NLI_WEIGHT, nliSamples, type NliSample } from './training/nli.j
 export { openaiPreferenceRow, preferencePairs, trlDpoRow, type OpenAiPreferenceRow, type PairSource, type PreferencePair } from './training/preference.js';
 export { eventSignals, responseSignal, rewardPairRow, type RewardPairRow } from './training/reward.js';
 export { openaiChatRow, promptMessages, sftExamples, trlSftRow, type ChatMessage, type SftExample } from './training/sft.js';
-export { trainingExamples, type TrainingExample } from './training/training-example.js';
+export { MAJORITY_RATIO, exampleContext, majorityVerdict, trainingExamples, type TrainingExample } from './training/training-example.js';
 export {
   NEGATIVE_RATING_MAX,
   POSITIVE_RATING_MIN,

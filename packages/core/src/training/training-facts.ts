@@ -11,6 +11,8 @@ export interface ExportResponse {
   query: string;
   answer: string;
   contextDocumentIds: string[];
+  /** The response's sources (Phase 4.1 source URLs or ids); absent where a reader does not need them. */
+  sources?: string[];
   contextTokenCount: number | null;
   model: string | null;
   agent: string | null;

@@ -43,6 +43,7 @@ interface ResponseRow {
   query: string;
   answer: string;
   context_document_ids: string[];
+  sources: string[];
   context_token_count: number | null;
   model: string | null;
   agent: string | null;
@@ -58,7 +59,7 @@ interface ResponseRow {
 const PROMPT_KEY = "md5(lower(regexp_replace(btrim(r.query), '\\s+', ' ', 'g')))";
 
 const PAGE_SQL = `
-  SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.context_token_count, r.model, r.agent,
+  SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.sources, r.context_token_count, r.model, r.agent,
          r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
   FROM responses r
   LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
@@ -110,6 +111,7 @@ function toKeyedResponse(r: ResponseRow): KeyedResponse {
       query: r.query,
       answer: r.answer,
       contextDocumentIds: r.context_document_ids,
+      sources: r.sources,
       contextTokenCount: r.context_token_count,
       model: r.model,
       agent: r.agent,
@@ -132,7 +134,7 @@ function toKeyedResponse(r: ResponseRow): KeyedResponse {
  */
 export async function readResponsesById(db: SqlExecutor, workspaceId: string, ids: readonly string[]): Promise<KeyedResponse[]> {
   const rows = await db.query<ResponseRow>(
-    `SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.context_token_count, r.model, r.agent,
+    `SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.sources, r.context_token_count, r.model, r.agent,
             r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
        FROM responses r
        LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
