@@ -61,7 +61,7 @@ const envSchema = z.object({
   FEEDLOOP_AUDIT_KEY: optionalString,
   FEEDLOOP_ARCHIVE: optionalString,
   FEEDLOOP_RETENTION_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(604_800).default(3_600),
-  FEEDLOOP_TRAINING_BATCH_KINDS: z.string().default('corrections').transform((v, ctx) => {
+  FEEDLOOP_TRAINING_BATCH_KINDS: z.string().default('corrections,nli').transform((v, ctx) => {
     const kinds = [...new Set(v.split(',').map((k) => k.trim()).filter(Boolean))];
     const unknown = kinds.filter((k) => !isTrainingBatchKind(k));
     if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown kind ${unknown.join(', ')} (kinds: ${TRAINING_BATCH_KIND_NAMES.join(', ')})` });
@@ -141,7 +141,10 @@ export interface Config {
   readonly trainingBatchIntervalMs: number;
   /** Where batch files are written: `<dir>/<workspace id>/<batch id>.jsonl`. */
   readonly trainingBatchDir: string;
-  /** The kinds of training batches the scheduled job makes (`corrections` by default; the others are opt-in). */
+  /**
+   * The kinds of training batches the scheduled job makes: `corrections` and `nli` (label
+   * corrections, ADR-0012's 50-correction trigger) by default; the others are opt-in.
+   */
   readonly trainingBatchKinds: readonly TrainingBatchKindName[];
   /**
    * The address users and other systems reach this server at (`FEEDLOOP_PUBLIC_URL`, no trailing
