@@ -266,6 +266,18 @@ export { suppressSmallGroups, type Suppressed } from './privacy/k-anonymity.js';
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
 export { COMPLAINT_EXAMPLE_LENGTH, MEMORY_FACTS_VERSION, memoryFacts, type MemoryEvent, type MemoryFacts } from './memory/memory-facts.js';
 export { MEMORY_DEFAULTS, contextText, decayWeight, memoryFromFacts, userMemory, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
+export { TARGET_KINDS, registeredTargetSchema, type TargetKind, type TargetRegistration } from './targets/registered-target.js';
+export {
+  DEFAULT_CORRECTED_CONFIDENCE,
+  DEFAULT_MODEL_CONFIDENCE,
+  HUMAN_EDGE_WEIGHT,
+  MODEL_EDGE_WEIGHT,
+  claimConfidence,
+  claimEdge,
+  relationPolarity,
+  type ClaimConfidence,
+  type ClaimEdge,
+} from './targets/claim-confidence.js';
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
 export { betaQuantile } from './stats/distributions.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';

@@ -10,6 +10,7 @@ import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { sumJsonbCounts } from '../db/sum-jsonb-counts.js';
 import { createDeliveries } from '../emit/webhook-store.js';
 import { addCountedTags } from '../store/response-list-tags.js';
+import { addClaimConfidence } from './claim-confidence-messages.js';
 import { classifyClaimedCorrections } from './classify-corrections.js';
 import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
@@ -83,6 +84,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await addDocumentTallies(tx, out);
     await addHourlyCounts(tx, out.hourly);
     if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
+    await addClaimConfidence(tx, out.messages);
     report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
     report.effectId = await insertEffects(tx, out, options);
     report.heldMs = performance.now() - started;
