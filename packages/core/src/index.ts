@@ -125,10 +125,12 @@ export {
   countCorrectionPatterns,
   eventSample,
   isSqlCorrection,
+  sqlCorrectionsBy,
   type ClassifiedCorrection,
   type CorrectionPattern,
   type CorrectionText,
   type EventSample,
+  type SqlCorrectionGroup,
 } from './insights/correction-patterns.js';
 export {
   RANKING_MIN_SAMPLE,
@@ -141,7 +143,7 @@ export {
   type RatingTotals,
   type SatisfactionRank,
 } from './insights/rankings.js';
-export { SQL_CHANGE_KINDS, loadSqlGrammars, looksLikeSql, sqlChanges, type SqlChange, type SqlChangeKind, type SqlGrammars } from './insights/sql-change.js';
+export { SQL_CHANGE_KINDS, loadSqlGrammars, looksLikeSql, sqlChanges, sqlTables, type SqlChange, type SqlChangeKind, type SqlGrammars } from './insights/sql-change.js';
 export { TEXT_EDIT_KINDS, textEditKinds, wordLcsLength, words, type TextEditKind } from './insights/text-edit.js';
 export { STOP_WORDS } from './insights/stop-words.js';
 export {

@@ -17,6 +17,7 @@ import { claimEvents } from './load-claimed.js';
 import { SqlLiveCounters } from './live-counter-store.js';
 import type { EventKey } from './pipeline-jobs.js';
 import { MAX_ERROR_LENGTH, runStages, type StageOutput } from './run-stages.js';
+import { addSchemaTables } from './signal-schema-tables.js';
 
 /** Where live counters go: in the transaction (embedded) or through the outbox (Redis). */
 export type CounterTarget = { kind: 'sql'; store: SqlLiveCounters } | { kind: 'outbox' };
@@ -74,6 +75,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     if (claimed.length === 0) return report;
     const out = runStages(claimed, now);
     await classifyClaimedCorrections(claimed, out.signals);
+    await addSchemaTables(claimed, out.signals, out.messages);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
     await insertSignals(tx, out);
     await addCountedTags(
