@@ -78,15 +78,18 @@ export function stableStringify(value: unknown): string {
 
 /**
  * The content identity of an event for the dedup window: same user (or session), response,
- * target, type and payload. Events with neither user nor session have no identity to compare,
- * so they are never content duplicates (`undefined`).
+ * target, type and payload. An anonymous event (neither user nor session) is identified by
+ * `client`, a keyed hash of its IP address and user agent, when the route supplies one (Phase
+ * 4.1's duplicate prevention, issue 24); without it an anonymous event has no identity to
+ * compare and is never a content duplicate (`undefined`).
  *
  * @example
  * contentFingerprint({ responseId: 'r', userId: 'u', type: 'thumbs_up', payload: {} })
  * // '["u","r","","thumbs_up",{}]' (as a string)
+ * contentFingerprint({ responseId: 'r', type: 'thumbs_up', payload: {} }, 'c1f…') // '["client:c1f…","r",…]'
  */
-export function contentFingerprint(event: FeedbackEvent): string | undefined {
-  const who = event.userId ?? (event.sessionId ? `session:${event.sessionId}` : undefined);
+export function contentFingerprint(event: FeedbackEvent, client?: string): string | undefined {
+  const who = event.userId ?? (event.sessionId ? `session:${event.sessionId}` : client ? `client:${client}` : undefined);
   if (who === undefined) return undefined;
   return `[${JSON.stringify(who)},${JSON.stringify(event.responseId)},${JSON.stringify(event.targetId ?? '')},${JSON.stringify(event.type)},${stableStringify(event.payload)}]`;
 }

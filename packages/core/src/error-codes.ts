@@ -38,7 +38,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_INTERNAL: { status: 500, description: 'An unexpected error; the server log has its details' },
   FEEDLOOP_ERR_EXPORT_UNKNOWN_FORMAT: { status: 404, description: 'No training-data export format of that name; see docs/exports.md' },
   FEEDLOOP_ERR_CONSENT_REQUIRED: { status: 403, description: 'The user has not consented to (or opted out of) this kind of signal; the event was not stored' },
-  FEEDLOOP_ERR_TARGET_NOT_FOUND: { status: 404, description: 'No label action names that target in this workspace' },
+  FEEDLOOP_ERR_TARGET_NOT_FOUND: { status: 404, description: 'No label action names that target in this workspace, and it is not registered' },
   FEEDLOOP_ERR_TOKEN_EXPIRED: { status: 401, description: 'The feedback token is past its expiry; ask the application for a new one' },
   FEEDLOOP_ERR_TOKEN_INVALID: { status: 401, description: 'The feedback token is malformed, tampered with, or its workspace secret was rotated' },
   FEEDLOOP_ERR_TOKEN_SCOPE: { status: 403, description: 'The feedback is outside the token scope: another response, event type or user' },

@@ -125,10 +125,12 @@ export {
   countCorrectionPatterns,
   eventSample,
   isSqlCorrection,
+  sqlCorrectionsBy,
   type ClassifiedCorrection,
   type CorrectionPattern,
   type CorrectionText,
   type EventSample,
+  type SqlCorrectionGroup,
 } from './insights/correction-patterns.js';
 export {
   RANKING_MIN_SAMPLE,
@@ -141,7 +143,7 @@ export {
   type RatingTotals,
   type SatisfactionRank,
 } from './insights/rankings.js';
-export { SQL_CHANGE_KINDS, loadSqlGrammars, looksLikeSql, sqlChanges, type SqlChange, type SqlChangeKind, type SqlGrammars } from './insights/sql-change.js';
+export { SQL_CHANGE_KINDS, loadSqlGrammars, looksLikeSql, sqlChanges, sqlTables, type SqlChange, type SqlChangeKind, type SqlGrammars } from './insights/sql-change.js';
 export { TEXT_EDIT_KINDS, textEditKinds, wordLcsLength, words, type TextEditKind } from './insights/text-edit.js';
 export { STOP_WORDS } from './insights/stop-words.js';
 export {
@@ -172,6 +174,7 @@ export {
   type EffectMoments,
   type FrequentistResult,
 } from './stats/relative-lift.js';
+export { fisherExactTest, normalApproximationFails, proportionDifferenceInterval } from './stats/fisher-exact.js';
 export { DEFAULT_PRIOR, bayesianEffectTest, type BayesianResult, type GaussianPrior } from './stats/bayesian-effect.js';
 export { SRM_THRESHOLD, sampleRatioMismatch, type SampleRatioResult } from './stats/sample-ratio.js';
 export {
@@ -238,7 +241,7 @@ export { DEFAULT_NLI_WEIGHT, nliSamples, type NliSample } from './training/nli.j
 export { openaiPreferenceRow, preferencePairs, trlDpoRow, type OpenAiPreferenceRow, type PairSource, type PreferencePair } from './training/preference.js';
 export { eventSignals, responseSignal, rewardPairRow, type RewardPairRow } from './training/reward.js';
 export { openaiChatRow, promptMessages, sftExamples, trlSftRow, type ChatMessage, type SftExample } from './training/sft.js';
-export { trainingExamples, type TrainingExample } from './training/training-example.js';
+export { MAJORITY_RATIO, exampleContext, majorityVerdict, trainingExamples, type TrainingExample } from './training/training-example.js';
 export {
   NEGATIVE_RATING_MAX,
   POSITIVE_RATING_MIN,
@@ -265,6 +268,18 @@ export { suppressSmallGroups, type Suppressed } from './privacy/k-anonymity.js';
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
 export { COMPLAINT_EXAMPLE_LENGTH, MEMORY_FACTS_VERSION, memoryFacts, type MemoryEvent, type MemoryFacts } from './memory/memory-facts.js';
 export { MEMORY_DEFAULTS, contextText, decayWeight, memoryFromFacts, userMemory, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
+export { TARGET_KINDS, registeredTargetSchema, type TargetKind, type TargetRegistration } from './targets/registered-target.js';
+export {
+  DEFAULT_CORRECTED_CONFIDENCE,
+  DEFAULT_MODEL_CONFIDENCE,
+  HUMAN_EDGE_WEIGHT,
+  MODEL_EDGE_WEIGHT,
+  claimConfidence,
+  claimEdge,
+  relationPolarity,
+  type ClaimConfidence,
+  type ClaimEdge,
+} from './targets/claim-confidence.js';
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
 export { betaQuantile } from './stats/distributions.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';

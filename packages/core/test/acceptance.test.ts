@@ -54,6 +54,16 @@ describe('content identity and vote slots', () => {
     expect(stableStringify({ b: [1, { d: 1, c: undefined }], a: null })).toBe('{"a":null,"b":[1,{"d":1}]}');
   });
 
+  it('fingerprints an anonymous event by its hashed client when one is given (issue 24)', () => {
+    const anon = event({ type: 'thumbs_up' });
+    expect(contentFingerprint(anon, 'client-hash-1')).toBeDefined();
+    expect(contentFingerprint(anon, 'client-hash-1')).toBe(contentFingerprint(event({ type: 'thumbs_up' }), 'client-hash-1'));
+    expect(contentFingerprint(anon, 'client-hash-1')).not.toBe(contentFingerprint(anon, 'client-hash-2'));
+    // A known user or session is the identity; the client is only the anonymous fallback.
+    expect(contentFingerprint(event({ type: 'thumbs_up', userId: 'u' }), 'client-hash-1')).toBe(contentFingerprint(event({ type: 'thumbs_up', userId: 'u' })));
+    expect(contentFingerprint(anon, 'u')).not.toBe(contentFingerprint(event({ type: 'thumbs_up', userId: 'u' })));
+  });
+
   it('puts thumbs in one slot and ratings in one per aspect', () => {
     expect(voteSlot(event({ type: 'thumbs_up', userId: 'u' }))).toBe(voteSlot(event({ type: 'thumbs_down', userId: 'u' })));
     expect(voteSlot(event({ type: 'rating', userId: 'u', payload: { rating: 2, aspect: 'tone' } }))).not.toBe(

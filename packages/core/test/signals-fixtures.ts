@@ -55,6 +55,8 @@ export interface StoredFields {
   receivedAt: Date;
   duplicateOf: string | null;
   supersededBy: string | null;
+  /** The event's metadata (e.g. the RLHF seed's tenant_id). */
+  metadata?: Record<string, unknown>;
 }
 
 /**

@@ -20,7 +20,7 @@ describe('learningSignal', () => {
     const signal = signalOf(
       'correction',
       { original: ORIGINAL_SQL, corrected: CORRECTED_SQL, format: 'sql', comment: 'Need to filter by US region' },
-      { id: 'fb-abc123', userId: 'user-456', sessionId: 'sess-xyz789', editDistance: 100 / 3 },
+      { id: 'fb-abc123', userId: 'user-456', sessionId: 'sess-xyz789', editDistance: 100 / 3, metadata: { tenant_id: 'acme-corp' } },
     );
     expect(signal).toEqual({
       signal_type: 'sql_correction',
@@ -44,6 +44,9 @@ describe('learningSignal', () => {
         polarity: 'negative',
         severity: 'medium',
         categories: [],
+        // The seed's context (issue 24): tables are filled in by the pipeline, which holds the SQL grammars.
+        schema_tables: [],
+        tenant_id: 'acme-corp',
       },
     });
     expect(Object.keys(signal)).toEqual(['signal_type', 'input', 'expected_output', 'actual_output', 'reward', 'context']);
@@ -92,6 +95,8 @@ describe('learningSignal', () => {
       polarity: 'negative',
       severity: 'high',
       categories: ['hallucination', 'missing_context'],
+      schema_tables: [],
+      tenant_id: null,
     });
   });
 });

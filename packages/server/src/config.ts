@@ -13,6 +13,9 @@ import { z } from 'zod';
  */
 export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 16;
 
+/** Phase 4.1's store cap, the embedded profile's default `maxEvents` per workspace. */
+export const EMBEDDED_MAX_EVENTS = 100_000;
+
 const optionalString = z
   .string()
   .optional()
@@ -61,7 +64,11 @@ const envSchema = z.object({
   FEEDLOOP_AUDIT_KEY: optionalString,
   FEEDLOOP_ARCHIVE: optionalString,
   FEEDLOOP_RETENTION_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(604_800).default(3_600),
-  FEEDLOOP_TRAINING_BATCH_KINDS: z.string().default('corrections').transform((v, ctx) => {
+  FEEDLOOP_MAX_EVENTS: z
+    .string()
+    .regex(/^(none|[1-9]\d{0,9})$/, 'a positive whole number of events, or none')
+    .optional(),
+  FEEDLOOP_TRAINING_BATCH_KINDS: z.string().default('corrections,nli').transform((v, ctx) => {
     const kinds = [...new Set(v.split(',').map((k) => k.trim()).filter(Boolean))];
     const unknown = kinds.filter((k) => !isTrainingBatchKind(k));
     if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown kind ${unknown.join(', ')} (kinds: ${TRAINING_BATCH_KIND_NAMES.join(', ')})` });
@@ -141,7 +148,10 @@ export interface Config {
   readonly trainingBatchIntervalMs: number;
   /** Where batch files are written: `<dir>/<workspace id>/<batch id>.jsonl`. */
   readonly trainingBatchDir: string;
-  /** The kinds of training batches the scheduled job makes (`corrections` by default; the others are opt-in). */
+  /**
+   * The kinds of training batches the scheduled job makes: `corrections` and `nli` (label
+   * corrections, ADR-0012's 50-correction trigger) by default; the others are opt-in.
+   */
   readonly trainingBatchKinds: readonly TrainingBatchKindName[];
   /**
    * The address users and other systems reach this server at (`FEEDLOOP_PUBLIC_URL`, no trailing
@@ -155,6 +165,11 @@ export interface Config {
   readonly archive: string;
   /** How often the retention job runs. */
   readonly retentionIntervalMs: number;
+  /**
+   * The events a workspace keeps at most when it sets no `maxEvents` (`FEEDLOOP_MAX_EVENTS`, or
+   * `none`): by default Phase 4.1's 100,000 on the embedded database, none on Postgres.
+   */
+  readonly defaultMaxEvents: number | null;
   /** Feedback events one feedback token may submit a minute (`FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE`). */
   readonly tokenRateLimitPerMinute: number;
   /**
@@ -221,6 +236,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditKey: e.FEEDLOOP_AUDIT_KEY,
     archive: e.FEEDLOOP_ARCHIVE?.startsWith('s3://') ? e.FEEDLOOP_ARCHIVE : resolve(cwd, e.FEEDLOOP_ARCHIVE ?? join(e.FEEDLOOP_DATA_DIR, 'archive')),
     retentionIntervalMs: e.FEEDLOOP_RETENTION_INTERVAL_SECONDS * 1000,
+    // Phase 4.1's "100K entries before oldest are archived" is the embedded profile's default.
+    defaultMaxEvents:
+      e.FEEDLOOP_MAX_EVENTS === undefined ? (e.DATABASE_URL ? null : EMBEDDED_MAX_EVENTS) : e.FEEDLOOP_MAX_EVENTS === 'none' ? null : Number(e.FEEDLOOP_MAX_EVENTS),
     trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,

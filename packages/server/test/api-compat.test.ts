@@ -162,7 +162,8 @@ for (const backend of BACKENDS) {
       const statuses: number[] = [];
       for (let i = 0; i < 11; i++) {
         const url = i % 2 === 0 ? '/api/v1/feedback/submit' : '/api/rag/feedback';
-        const body = i % 2 === 0 ? { response_id: 'r-rate', feedback_type: 'thumbs_up' } : { queryId: 'r-rate', rating: 'positive' };
+        // Each anonymous Phase 4.1 entry differs (its comment): identical ones from one client are duplicates.
+        const body = i % 2 === 0 ? { response_id: 'r-rate', feedback_type: 'thumbs_up' } : { queryId: 'r-rate', rating: 'positive', comment: `c${i}` };
         statuses.push((await post(url, body, pub)).statusCode);
       }
       // The default limit is 10 a minute; both seeds' endpoints draw on the same allowance.

@@ -42,6 +42,9 @@ for (const backend of BACKENDS) {
       // A skewed split with no declared weights: 100 against 200 responses.
       await variant('exp-srm', 'control', 100, 0, 0);
       await variant('exp-srm', 'B', 200, 0, 0);
+      // Issue 24: 0 % against 80 % on 20 rated responses each (no relative lift exists).
+      await variant('exp-zero', 'control', 20, 0, 20);
+      await variant('exp-zero', 'B', 20, 16, 4);
       await settle();
     }, 120_000);
     afterAll(async () => {
@@ -70,6 +73,21 @@ for (const backend of BACKENDS) {
       expect(c.fixedHorizon.pValue).toBeLessThan(0.001);
       expect(c.bayesian.chanceToWin).toBeGreaterThan(0.99);
       expect(body.sampleRatio.mismatch).toBe(false);
+    });
+
+    it('0 % against 80 % gets a verdict from the exact test, with the absolute difference; below minSample it is preliminary', async () => {
+      const before = (await send('GET', '/v1/experiments/exp-zero')).json();
+      expect(before.verdict).toBe('not enough data');
+      expect(before.comparisons[0]).toMatchObject({ preliminary: true, lift: null, decidedBy: 'fisher_exact' });
+      expect(before.comparisons[0].difference).toBeCloseTo(80, 6);
+      expect((await send('PUT', '/v1/experiments/exp-zero', { minSample: 20 })).statusCode).toBe(200);
+      const body = (await send('GET', '/v1/experiments/exp-zero')).json();
+      expect(body.verdict).toBe('treatment is better');
+      const [c] = body.comparisons;
+      expect(c).toMatchObject({ preliminary: false, lift: null, decidedBy: 'fisher_exact', exact: { test: 'fisher' } });
+      expect(c.exact.pValue).toBeLessThan(1e-6);
+      expect(c.differenceCi[0]).toBeGreaterThan(0);
+      await send('PUT', '/v1/experiments/exp-zero', {});
     });
 
     it('a skewed split is flagged as a sample ratio mismatch', async () => {
@@ -106,6 +124,7 @@ for (const backend of BACKENDS) {
         ['exp-declared-only', 'not enough data', 0],
         ['exp-real', 'treatment is better', 300],
         ['exp-srm', 'not enough data', 300],
+        ['exp-zero', 'not enough data', 40],
       ]);
     });
 

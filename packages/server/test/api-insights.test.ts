@@ -236,7 +236,7 @@ for (const backend of BACKENDS) {
       expect(body).toMatchObject({ from: day(-29), to: day(0), previousPeriod: { from: day(-59), to: day(-30) } });
       expect(body.correctionPatterns.corrections).toBe(15);
       const empty = (await get('/v1/insights?from=2020-01-01&to=2020-01-31')).json();
-      expect(empty.correctionPatterns).toEqual({ corrections: 0, sampled: false, patterns: [] });
+      expect(empty.correctionPatterns).toEqual({ corrections: 0, sampled: false, patterns: [], bySchemaTable: [], byAgent: [], byQueryType: [] });
       expect(empty.lowestSatisfaction.agents).toEqual({ ranked: [], belowMinimumSample: [], minSample: 30 });
       expect(empty.risingThemes.themes).toEqual([]);
     });

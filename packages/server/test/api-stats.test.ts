@@ -159,7 +159,8 @@ for (const backend of BACKENDS) {
       expect(res.statusCode).toBe(200);
       const body = res.json();
       expect(Object.keys(body).sort()).toEqual(['byCategory', 'byDay', 'negative', 'positive', 'satisfactionRate', 'topIssues', 'total', 'trend']);
-      expect(body).toMatchObject({ total: 4, positive: 2, negative: 2, satisfactionRate: 50, trend: 'stable' });
+      // The seed's unit: positive / total, a fraction (issue 24).
+      expect(body).toMatchObject({ total: 4, positive: 2, negative: 2, satisfactionRate: 0.5, trend: 'stable' });
       expect(Object.keys(body.byDay[0]).sort()).toEqual(['date', 'negative', 'positive']);
       expect(body.byCategory.accuracy).toEqual({ positive: 1, negative: 0 });
     });

@@ -34,7 +34,7 @@ const ACTIONS: Array<[string, string, Record<string, unknown>]> = [
 /** Exercises a connected client: tools, every action, the stored state, a bad payload, the other tools. */
 async function exercise(client: Client, taskId: string): Promise<void> {
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual(['feedback', 'get_feedback', 'get_stats', 'get_user_context', 'rate_response']);
+  expect(tools.map((t) => t.name).sort()).toEqual(['feedback', 'get_feedback', 'get_stats', 'get_user_context', 'rate_response', 'register_target']);
   const fb = tools.find((t) => t.name === 'feedback');
   expect(fb?.inputSchema).toEqual({
     type: 'object',
@@ -43,6 +43,8 @@ async function exercise(client: Client, taskId: string): Promise<void> {
       action: { type: 'string', enum: ['correct_nli', 'flag_irrelevant', 'flag_missing', 'correct_citation', 'rate_usefulness', 'add_note'] },
       target_id: { type: 'string' },
       payload: { type: 'object' },
+      // Issue 24: the calling user, so per-voter rules apply to MCP calls (optional; the seed's four stay required).
+      user_id: { type: 'string', description: expect.any(String) },
     },
     required: ['task_id', 'action', 'target_id', 'payload'],
   });
@@ -88,6 +90,41 @@ for (const backend of BACKENDS) {
       const client = new Client({ name: 'test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.secretKey}` } } }));
       await exercise(client, 'task-http');
+      await client.close();
+    });
+
+    it('registers targets and carries the calling user: NLI samples get the texts, one say per voter applies (issue 24)', async () => {
+      const client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.secretKey}` } } }));
+      const register = async (args: Record<string, unknown>) => (await client.callTool({ name: 'register_target', arguments: args })) as Result;
+      expect((await register({ target_id: 'mf_1', kind: 'fragment', text: 'The trial cut relapse by 30 %.' })).isError).toBeFalsy();
+      expect((await register({ target_id: 'mc_1', kind: 'claim', text: 'The drug prevents relapse.' })).isError).toBeFalsy();
+      const edge = await register({ target_id: 'me_1', kind: 'edge', fragment_id: 'mf_1', claim_id: 'mc_1', relation: 'NEUTRAL', confidence: 0.5 });
+      expect(edge.structuredContent).toMatchObject({ targetId: 'me_1', kind: 'edge', fragmentId: 'mf_1', claimId: 'mc_1' });
+      const bad = await register({ target_id: 'me_2', kind: 'edge', claim_id: 'mc_1' });
+      expect(bad.isError).toBe(true);
+      expect(text(bad)).toContain('fragmentId');
+
+      const correct = (user: string | undefined, relation: string) =>
+        client.callTool({ name: 'feedback', arguments: { task_id: 'task-nli', action: 'correct_nli', target_id: 'me_1', payload: { correct_relation: relation }, ...(user ? { user_id: user } : {}) } }) as Promise<Result>;
+      expect((await correct('reviewer-a', 'CONTRADICTS')).isError).toBeFalsy();
+      const last = await correct('reviewer-a', 'SUPPORTS');
+      const target = last.structuredContent?.target as { label: { value: string; voters: number }; history: Array<{ voter: string; decision: string }> };
+      // The same user twice: one say, the newer; the older superseded.
+      expect(target.label).toMatchObject({ value: 'SUPPORTS', voters: 1 });
+      expect(target.history.map((h) => [h.voter, h.decision])).toEqual([
+        ['user:reviewer-a', 'superseded'],
+        ['user:reviewer-a', 'applied'],
+      ]);
+      const claim = (await t.app.inject({ method: 'GET', url: '/v1/targets/mc_1', headers: t.auth })).json();
+      expect(claim.claimConfidence.value).toBeCloseTo(0.5 + 0.5 * 0.9, 10);
+
+      const rows = (await t.app.inject({ method: 'GET', url: '/v1/exports/nli', headers: t.auth })).body.trim().split('\n').map((l) => JSON.parse(l));
+      const ours = rows.filter((r: { target_id: string }) => r.target_id === 'me_1');
+      expect(ours).toContainEqual({ premise: 'The trial cut relapse by 30 %.', hypothesis: 'The drug prevents relapse.', label: 'SUPPORTS', weight: 0.9, original_label: null, target_id: 'me_1' });
+      for (const r of ours) expect([r.premise, r.hypothesis]).toEqual(['The trial cut relapse by 30 %.', 'The drug prevents relapse.']);
+      // No sample is ever blank or made of the task placeholder.
+      for (const r of rows) expect(r.premise !== '' && !String(r.hypothesis).startsWith('MCP task')).toBe(true);
       await client.close();
     });
 

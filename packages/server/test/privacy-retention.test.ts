@@ -89,7 +89,8 @@ for (const backend of BACKENDS) {
         else expect(report.droppedPartitions).toEqual([]);
         const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
         const ids: string[] = [];
-        for (const file of report.files.filter((f) => f.includes(t.workspaceId))) {
+        // Events files only: the response, its events all gone, is archived beside them (responses-…).
+        for (const file of report.files.filter((f) => f.includes(t.workspaceId) && f.includes('/events-'))) {
           const key = file.slice('s3://archive/'.length);
           const body = await (await client.send(new GetObjectCommand({ Bucket: 'archive', Key: key }))).Body?.transformToByteArray();
           ids.push(...linesOf(Buffer.from(body ?? new Uint8Array())).map((l) => l.id));
@@ -98,8 +99,12 @@ for (const backend of BACKENDS) {
         expect(ids.sort()).toEqual(['rt-u1-c', 'rt-u1-d', 'rt-u2-a']);
         const rollupsAfter = await t.db.query('SELECT day, total_events FROM feedback_metrics_daily WHERE workspace_id = $1 ORDER BY day, dimension, dimension_value', [t.workspaceId]);
         expect(rollupsAfter).toEqual(rollupsBefore);
+        // Its events all past retention, the response went with them (issue 24).
+        expect(report.archivedResponses).toBe(1);
+        expect(report.files.some((f) => f.includes(`${t.workspaceId}/responses-`))).toBe(true);
         // Ingest still works afterwards (the sweep makes partitions again; the default partition takes rows meanwhile).
-        expect((await req('POST', '/v1/feedback', { id: 'rt-after', responseId: 'rt-r1', type: 'thumbs_up', userId: 'u3' })).statusCode).toBe(202);
+        await req('POST', '/v1/responses', { id: 'rt-r2', query: 'q2', answer: 'a2' });
+        expect((await req('POST', '/v1/feedback', { id: 'rt-after', responseId: 'rt-r2', type: 'thumbs_up', userId: 'u3' })).statusCode).toBe(202);
       } finally {
         delete process.env.AWS_ENDPOINT_URL_S3;
         await s3.close();

@@ -259,14 +259,14 @@ for (const backend of BACKENDS) {
       for (const f of [{ rating: 'unrated' }, { rating: 'negative' }, { category: 'style_mismatch' }] as ResponseListFilter[]) {
         expect(await listAll(t, f, 9), JSON.stringify(f)).toEqual(bruteForce(afterErasure, f));
       }
-      // Retention a year on: every event (and signal) goes, the responses stay, all unrated.
-      await runRetention(t.db, { archive, now: new Date(Date.now() + 400 * 86_400_000) });
+      // Retention a year on: every event (and signal) goes, and the responses, past retention with
+      // no event left, go with them (issue 24): nothing is listed, no tag is left behind.
+      const report = await runRetention(t.db, { archive, now: new Date(Date.now() + 400 * 86_400_000) });
+      expect(report.archivedResponses).toBe(afterErasure.length);
       expect(await t.db.query(`SELECT 1 FROM feedback_signals WHERE workspace_id = $1`, [t.workspaceId])).toEqual([]);
       expect(await maintainedTags(t)).toEqual(await derivedTags(t.db, t.workspaceId));
-      const unrated = await listAll(t, { rating: 'unrated' }, 50);
-      expect(unrated).toEqual(bruteForce(await readTruth(t), {}));
-      expect(unrated.length).toBe(afterErasure.length);
-      expect(await listAll(t, { rating: 'negative' }, 50)).toEqual([]);
+      expect(await listAll(t, { rating: 'unrated' }, 50)).toEqual([]);
+      expect(await listAll(t, {}, 50)).toEqual(bruteForce(await readTruth(t), {}));
     });
   });
 }

@@ -53,6 +53,7 @@ for (const backend of BACKENDS) {
         'pipeline_effects',
         'pipeline_pending',
         'privacy_keys',
+        'registered_targets',
         'response_list_tags',
         'response_scores',
         'responses',

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 
 describe('FEEDLOOP_TRAINING_BATCH_KINDS', () => {
-  it('defaults to corrections only (the other kinds are opt-in)', () => {
-    expect(loadConfig({}).trainingBatchKinds).toEqual(['corrections']);
+  it('defaults to corrections and nli, the label corrections of ADR-0012 (the other kinds are opt-in)', () => {
+    expect(loadConfig({}).trainingBatchKinds).toEqual(['corrections', 'nli']);
   });
 
   it('takes a comma-separated list, spaces and repeats ignored', () => {

@@ -132,3 +132,46 @@ export function countCorrectionPatterns(corrections: readonly ClassifiedCorrecti
     }))
     .sort((a, b) => b.count - a.count || (a.format === b.format ? 0 : a.format === 'sql' ? -1 : 1) || a.kind.localeCompare(b.kind));
 }
+
+/** SQL corrections of one schema table, agent or query type, and what they changed. */
+export interface SqlCorrectionGroup {
+  name: string;
+  corrections: number;
+  /** The kinds those corrections show, most frequent first (ties by kind). */
+  kinds: Array<{ kind: SqlChangeKind | TextEditKind; count: number }>;
+  events: EventSample;
+}
+
+/** Groups listed per aggregate at most. */
+const GROUPS_LISTED = 20;
+
+/**
+ * Aggregates SQL corrections by the names `keysOf` gives each (its schema tables, its agent, its
+ * query type): the RLHF seed's "most common correction patterns by schema table", and the same per
+ * agent and query type. Most corrections first (ties by name), at most `limit` groups.
+ *
+ * @example
+ * sqlCorrectionsBy(classified, (c) => c.tables)
+ * // [{ name: 'sales', corrections: 12, kinds: [{ kind: 'filter_added', count: 9 }, …], events: { count: 12, sample: [...] } }]
+ */
+export function sqlCorrectionsBy(corrections: readonly ClassifiedCorrection[], keysOf: (c: ClassifiedCorrection) => readonly string[], limit = GROUPS_LISTED): SqlCorrectionGroup[] {
+  const groups = new Map<string, { ids: string[]; kinds: Map<SqlChangeKind | TextEditKind, number> }>();
+  for (const c of corrections) {
+    if (c.format !== 'sql') continue;
+    for (const name of new Set(keysOf(c))) {
+      let g = groups.get(name);
+      if (!g) groups.set(name, (g = { ids: [], kinds: new Map() }));
+      g.ids.push(c.eventId);
+      for (const kind of c.kinds) g.kinds.set(kind, (g.kinds.get(kind) ?? 0) + 1);
+    }
+  }
+  return [...groups.entries()]
+    .map(([name, g]) => ({
+      name,
+      corrections: g.ids.length,
+      kinds: [...g.kinds].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind)),
+      events: eventSample(g.ids),
+    }))
+    .sort((a, b) => b.corrections - a.corrections || a.name.localeCompare(b.name))
+    .slice(0, limit);
+}

@@ -109,6 +109,23 @@ function parseWith(parser: ParserLike, dialect: string, sql: string): Node | und
 }
 
 /**
+ * The tables an SQL statement reads or writes (lower case, without schema; joined tables too),
+ * with the first grammar that reads it; `[]` for text that is not one SQL statement. The RLHF
+ * seed's `schema_tables` of a learning signal.
+ *
+ * @example
+ * sqlTables('SELECT * FROM sales s JOIN regions r ON r.id = s.region_id', await loadSqlGrammars()) // ['sales', 'regions']
+ */
+export function sqlTables(text: string, sql: SqlGrammars): string[] {
+  if (!looksLikeSql(text)) return [];
+  for (const { dialect, parser } of sql) {
+    const statement = parseWith(parser, dialect, text);
+    if (statement) return tablesOf(statement);
+  }
+  return [];
+}
+
+/**
  * Names what a correction changed between two SQL queries.
  *
  * @example

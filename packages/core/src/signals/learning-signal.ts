@@ -26,7 +26,22 @@ export interface LearningSignalContext {
   polarity: string;
   severity: string;
   categories: string[];
+  /**
+   * The RLHF seed's `schema_tables`: the tables the SQL answer or correction touches, lower case.
+   * Empty here; the pipeline fills it in after the stages (it parses SQL with the grammars it
+   * loads for correction insights, pipeline/signal-schema-tables.ts).
+   */
+  schema_tables: string[];
+  /**
+   * The RLHF seed's `tenant_id`: the event's `metadata.tenant_id` (where the seed's endpoints keep
+   * the body's `tenant_id`; any client may send it there); null without one. The API key, not
+   * this field, decides the workspace.
+   */
+  tenant_id: string | null;
 }
+
+const tenantOf = (metadata: Record<string, unknown> | null | undefined): string | null =>
+  typeof metadata?.tenant_id === 'string' && metadata.tenant_id !== '' ? metadata.tenant_id : null;
 
 /** The reward, rounded to {@link REWARD_DECIMALS} places, never -0. */
 function roundReward(value: number): number {
@@ -83,6 +98,8 @@ export function learningSignal(enriched: EnrichedEvent, classification: Classifi
     polarity: classification.polarity,
     severity: classification.severity,
     categories: [...classification.categories],
+    schema_tables: [],
+    tenant_id: tenantOf(event.metadata),
   };
   const { signal_type, expected_output, actual_output } = outputs(enriched);
   // Keys in the seed's order, so serialised signals read like its example.

@@ -26,8 +26,14 @@ const LANCZOS = [
   -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ];
 
-/** ln Γ(x) for x > 0 (Lanczos, g = 7). */
-function logGamma(x: number): number {
+/**
+ * ln Γ(x) for x > 0 (Lanczos, g = 7); exported for the exact test's hypergeometric
+ * probabilities (`fisher-exact.ts`).
+ *
+ * @example
+ * logGamma(5) // ln 24
+ */
+export function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const z = x - 1;
   let sum = LANCZOS[0] as number;

@@ -8,15 +8,22 @@
  *
  * The verdict reads the sequential (always-valid) interval, so looking every day does not
  * inflate false positives: a treatment is better or worse only when that interval excludes 0.
+ * Where GrowthBook's normal approximation fails (a rate at 0 % or 100 %, a control at 0, an
+ * expected count below 5) the verdict reads Fisher's exact test instead, and a score whose
+ * relative lift is undefined reads Welch's test on the absolute difference (issue 24): a real
+ * difference is never left without a verdict. Below `minSample` every figure is still computed,
+ * marked `preliminary`, and the verdict is `not enough data`.
  *
  * @module
  */
 import type { ExperimentDefinition, ExperimentMetric } from '../experiment-definition.js';
 import { bayesianEffectTest } from './bayesian-effect.js';
 import { emptyFactTotals } from './experiment-facts.js';
-import { effectMoments, sequentialTTest, welchTTest } from './relative-lift.js';
+import { studentTCdf, studentTQuantile } from './distributions.js';
+import { fisherExactTest, normalApproximationFails, proportionDifferenceInterval } from './fisher-exact.js';
+import { DEFAULT_ALPHA, effectMoments, sequentialTTest, welchTTest } from './relative-lift.js';
 import { sampleRatioMismatch } from './sample-ratio.js';
-import { statisticMean, type SampleStatistic } from './sample-statistic.js';
+import { statisticMean, statisticVariance, type SampleStatistic } from './sample-statistic.js';
 import { wilsonInterval } from './wilson.js';
 
 /** What the store sums per variant. */
@@ -84,6 +91,24 @@ export interface Comparison {
   units: { control: number; treatment: number };
   /** Relative lift, percent; null when it cannot be computed (no variance, control mean 0, too few units). */
   lift: number | null;
+  /**
+   * Treatment minus control: percentage points for `satisfaction` and `correction_rate`, score
+   * units ([−2, 2]) for `composite_score`; defined whenever both variants have units, also where
+   * the relative lift is not. Null without units.
+   */
+  difference: number | null;
+  /** 95 % interval of `difference`: Newcombe's hybrid score interval for rates, Welch's for the score. */
+  differenceCi: [number, number] | null;
+  /** Fisher's exact test, where the normal approximation fails for a rate (see `fisher-exact.ts`); else null. */
+  exact: { test: 'fisher'; pValue: number } | null;
+  /**
+   * The test the verdict reads: `sequential` (GrowthBook's always-valid interval of the lift),
+   * `fisher_exact` (a rate where the normal approximation fails), `welch_difference` (a score
+   * whose relative lift is undefined); null when a variant has no units.
+   */
+  decidedBy: 'sequential' | 'fisher_exact' | 'welch_difference' | null;
+  /** Below `minSample`: the figures are shown, but the verdict is `not enough data`. */
+  preliminary: boolean;
   /** Fixed-horizon Welch t-test: 95 % interval of the lift (percent) and p-value. */
   fixedHorizon: { ci: [number, number]; pValue: number } | null;
   /** Sequential test: always-valid 95 % interval (percent) and p-value. */
@@ -147,33 +172,104 @@ function summarize(totals: VariantTotals, control: string, share: number): Varia
 
 const toPercent = (ci: [number, number]): [number, number] => [ci[0] * 100, ci[1] * 100];
 
+/** A difference of two means with its interval and p-value, in the metric's internal scale. */
+interface AbsoluteDifference {
+  difference: number;
+  ci: [number, number];
+  pValue: number;
+}
+
+/**
+ * Welch's test on the absolute difference of two means: what is left to say of a mean metric
+ * when GrowthBook's relative lift is undefined (a variant without spread, a control mean of 0).
+ * With no spread at all, different means are certain (p = 0) and equal ones are no difference.
+ */
+function welchDifference(a: SampleStatistic, b: SampleStatistic): AbsoluteDifference {
+  const difference = statisticMean(b) - statisticMean(a);
+  const va = statisticVariance(a) / a.n;
+  const vb = statisticVariance(b) / b.n;
+  const se = Math.sqrt(va + vb);
+  if (!(se > 0)) return { difference, ci: [difference, difference], pValue: difference === 0 ? 1 : 0 };
+  const dof = (va + vb) ** 2 / ((a.n > 1 ? va ** 2 / (a.n - 1) : 0) + (b.n > 1 ? vb ** 2 / (b.n - 1) : 0));
+  const width = studentTQuantile(1 - DEFAULT_ALPHA / 2, dof) * se;
+  return { difference, ci: [difference - width, difference + width], pValue: 2 * (1 - studentTCdf(Math.abs(difference) / se, dof)) };
+}
+
+/** How a difference in the metric's internal scale is shown: percentage points, or score units (the composite is kept as (score + 1) / 2). */
+function differenceScale(metric: ExperimentMetric): number {
+  return metric === 'composite_score' ? 2 : 100;
+}
+
+function directional(difference: number, inverse: boolean): Verdict {
+  if (difference === 0) return 'no detectable difference yet';
+  return difference > 0 !== inverse ? 'treatment is better' : 'treatment is worse';
+}
+
 function compare(control: VariantTotals, treatment: VariantTotals, definition: ExperimentDefinition, srm: boolean): Comparison {
   const { metric, minSample } = definition;
   const a = metricStatistic(control, metric);
   const b = metricStatistic(treatment, metric);
-  const base = { variant: treatment.variant, metric, units: { control: a.n, treatment: b.n } };
-  const moments = effectMoments(a, b);
-  const empty = { ...base, lift: null, fixedHorizon: null, sequential: null, bayesian: null };
-  if (a.n < minSample || b.n < minSample) return { ...empty, verdict: srm ? 'sample ratio mismatch: results unreliable' : 'not enough data' };
-  if (!moments) {
-    // Same means with no spread (e.g. both 100 %) is no difference; a control mean of 0 cannot carry a relative lift.
-    return { ...empty, verdict: srm ? 'sample ratio mismatch: results unreliable' : 'no detectable difference yet' };
-  }
   const inverse = metric === 'correction_rate';
-  const fixed = welchTTest(moments);
-  const sequential = sequentialTTest(moments, a.n + b.n);
-  const bayes = bayesianEffectTest(moments, { inverse });
-  let verdict: Verdict = 'no detectable difference yet';
-  if (srm) verdict = 'sample ratio mismatch: results unreliable';
-  else if (sequential.ci[0] > 0) verdict = inverse ? 'treatment is worse' : 'treatment is better';
-  else if (sequential.ci[1] < 0) verdict = inverse ? 'treatment is better' : 'treatment is worse';
+  const preliminary = a.n < minSample || b.n < minSample;
+  const base = { variant: treatment.variant, metric, units: { control: a.n, treatment: b.n }, preliminary };
+  const waiting: Verdict = srm ? 'sample ratio mismatch: results unreliable' : preliminary ? 'not enough data' : 'no detectable difference yet';
+  const none = { ...base, lift: null, difference: null, differenceCi: null, fixedHorizon: null, sequential: null, bayesian: null, exact: null, decidedBy: null };
+  if (a.n < 1 || b.n < 1) return { ...none, verdict: waiting };
+
+  // GrowthBook's figures wherever its relative lift is defined, shown below minSample too.
+  const moments = effectMoments(a, b);
+  const growthbook = moments
+    ? (() => {
+        const fixed = welchTTest(moments);
+        const sequential = sequentialTTest(moments, a.n + b.n);
+        const bayes = bayesianEffectTest(moments, { inverse });
+        return {
+          lift: moments.lift * 100,
+          fixedHorizon: { ci: toPercent(fixed.ci), pValue: fixed.pValue },
+          sequential: { ci: toPercent(sequential.ci), pValue: sequential.pValue },
+          bayesian: { chanceToWin: bayes.chanceToWin, risk: bayes.risk, ci: toPercent(bayes.ci) },
+        };
+      })()
+    : { lift: null, fixedHorizon: null, sequential: null, bayesian: null };
+
+  // The absolute difference, which exists where the relative one does not.
+  const scale = differenceScale(metric);
+  let difference: number;
+  let differenceCi: [number, number];
+  let exact: Comparison['exact'] = null;
+  let decidedBy: NonNullable<Comparison['decidedBy']> = 'sequential';
+  let decided: Verdict = 'no detectable difference yet';
+  if (a.kind === 'proportion' && b.kind === 'proportion') {
+    difference = statisticMean(b) - statisticMean(a);
+    differenceCi = proportionDifferenceInterval(b.sum, b.n, a.sum, a.n);
+    if (!moments || normalApproximationFails(b.sum, b.n, a.sum, a.n)) {
+      const pValue = fisherExactTest(b.sum, b.n - b.sum, a.sum, a.n - a.sum);
+      exact = { test: 'fisher', pValue };
+      decidedBy = 'fisher_exact';
+      decided = pValue < DEFAULT_ALPHA ? directional(difference, inverse) : 'no detectable difference yet';
+    }
+  } else {
+    const welch = welchDifference(a, b);
+    difference = welch.difference;
+    differenceCi = welch.ci;
+    if (!moments) {
+      decidedBy = 'welch_difference';
+      decided = welch.pValue < DEFAULT_ALPHA ? directional(difference, inverse) : 'no detectable difference yet';
+    }
+  }
+  if (decidedBy === 'sequential' && growthbook.sequential) {
+    // The sequential interval holds however often one looks.
+    if (growthbook.sequential.ci[0] > 0) decided = inverse ? 'treatment is worse' : 'treatment is better';
+    else if (growthbook.sequential.ci[1] < 0) decided = inverse ? 'treatment is better' : 'treatment is worse';
+  }
   return {
     ...base,
-    lift: moments.lift * 100,
-    fixedHorizon: { ci: toPercent(fixed.ci), pValue: fixed.pValue },
-    sequential: { ci: toPercent(sequential.ci), pValue: sequential.pValue },
-    bayesian: { chanceToWin: bayes.chanceToWin, risk: bayes.risk, ci: toPercent(bayes.ci) },
-    verdict,
+    ...growthbook,
+    difference: difference * scale,
+    differenceCi: [differenceCi[0] * scale, differenceCi[1] * scale],
+    exact,
+    decidedBy,
+    verdict: srm || preliminary ? waiting : decided,
   };
 }
 

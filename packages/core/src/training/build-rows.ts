@@ -59,7 +59,7 @@ function candidateRows(format: ExportFormat, group: PromptGroup, options: Export
       if (options.kind === 'response') return { rows: group.responses.flatMap((f) => responseSignal(f) ?? []), key: null };
       return { rows: preferencePairs(group, excluded).map(rewardPairRow), key: ONE_PER_PROMPT };
     case 'nli': {
-      const samples = nliSamples(group).filter((s) => options.minWeight === undefined || s.weight >= options.minWeight);
+      const samples = nliSamples(group, excluded).filter((s) => options.minWeight === undefined || s.weight >= options.minWeight);
       return { rows: samples, key: (s: { premise: string; hypothesis: string; label: string }) => `${s.label}\u0000${s.hypothesis}\u0000${s.premise}` };
     }
     case 'anonymized':

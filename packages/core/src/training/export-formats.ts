@@ -48,6 +48,12 @@ export interface ExcludedCounts {
   contradictory: number;
   /** A row with the same normalized prompt (and key) as one already written. */
   duplicate: number;
+  /**
+   * `nli`: a label correction whose premise or hypothesis is unknown (its target not registered
+   * with its texts, and no texts in the event), left out rather than written blank. Present only
+   * once an export met one, so the other formats' reports keep their three counts.
+   */
+  missingText?: number;
 }
 
 /** What an export wrote and left out. */

@@ -11,6 +11,8 @@ export interface ExportResponse {
   query: string;
   answer: string;
   contextDocumentIds: string[];
+  /** The response's sources (Phase 4.1 source URLs or ids); absent where a reader does not need them. */
+  sources?: string[];
   contextTokenCount: number | null;
   model: string | null;
   agent: string | null;
@@ -48,6 +50,11 @@ export interface ExportEvent {
   weight: number | null;
   /** The pipeline's learning signal, expanded; null while the event is not processed yet. */
   learningSignal: LearningSignal | null;
+  /**
+   * A label correction's texts from the registered targets (`PUT /v1/targets/:id`): an edge's
+   * fragment text (premise) and claim text (hypothesis). Absent when its target is not registered.
+   */
+  targetTexts?: { premise: string | null; hypothesis: string | null };
 }
 
 /** One response with its events in the order they occurred. */

@@ -11,6 +11,8 @@ interface Listed { id: string; control: string; metric: string; responses: numbe
 interface Variant { variant: string; isControl: boolean; responses: number; rated: number; satisfaction: { rate: number | null; lower: number | null; upper: number | null }; correctionRate: number | null; compositeScore: number | null; expectedShare: number }
 interface Comparison {
   variant: string; metric: string; lift: number | null; verdict: string;
+  difference: number | null; preliminary: boolean; decidedBy: string | null;
+  exact: { test: string; pValue: number } | null;
   fixedHorizon: { ci: [number, number]; pValue: number } | null;
   sequential: { ci: [number, number]; pValue: number } | null;
   bayesian: { chanceToWin: number; risk: { control: number; treatment: number } } | null;
@@ -22,12 +24,19 @@ const METRIC_WORDS: Record<string, string> = { satisfaction: 'satisfaction', cor
 /** A comparison in plain words. */
 export function explain(c: Comparison, control: string): string {
   const metric = METRIC_WORDS[c.metric] ?? c.metric;
-  if (c.verdict === 'not enough data') return `“${c.variant}” does not have enough feedback yet to compare its ${metric} with “${control}”.`;
-  const lift = c.lift === null ? '' : ` (${c.lift > 0 ? '+' : ''}${c.lift.toFixed(1)} % relative)`;
+  const unit = c.metric === 'composite_score' ? '' : ' points';
+  // The absolute difference stands in where the relative lift is undefined (a control at 0).
+  const lift =
+    c.lift !== null ? ` (${c.lift > 0 ? '+' : ''}${c.lift.toFixed(1)} % relative)` : c.difference !== null ? ` (${c.difference > 0 ? '+' : ''}${c.difference.toFixed(1)}${unit})` : '';
+  if (c.verdict === 'not enough data') {
+    const soFar = c.preliminary && c.difference !== null ? ` Preliminary figures so far${lift}.` : '';
+    return `“${c.variant}” does not have enough feedback yet to compare its ${metric} with “${control}”.${soFar}`;
+  }
   const chance = c.bayesian ? ` There is a ${(c.bayesian.chanceToWin * 100).toFixed(0)} % chance it is better than “${control}”.` : '';
-  const seq = c.sequential ? ` The always-valid interval for the difference is ${c.sequential.ci[0].toFixed(1)} to ${c.sequential.ci[1].toFixed(1)} %, so it is safe to look at it every day.` : '';
-  if (c.verdict === 'treatment is better') return `“${c.variant}” is better than “${control}” on ${metric}${lift}.${chance}${seq} You can roll it out.`;
-  if (c.verdict === 'treatment is worse') return `“${c.variant}” is worse than “${control}” on ${metric}${lift}.${chance}${seq} Consider stopping it.`;
+  const exact = c.decidedBy === 'fisher_exact' && c.exact ? ` Fisher's exact test gives p = ${c.exact.pValue.toPrecision(2)}.` : '';
+  const seq = c.decidedBy === 'sequential' && c.sequential ? ` The always-valid interval for the difference is ${c.sequential.ci[0].toFixed(1)} to ${c.sequential.ci[1].toFixed(1)} %, so it is safe to look at it every day.` : '';
+  if (c.verdict === 'treatment is better') return `“${c.variant}” is better than “${control}” on ${metric}${lift}.${chance}${seq}${exact} You can roll it out.`;
+  if (c.verdict === 'treatment is worse') return `“${c.variant}” is worse than “${control}” on ${metric}${lift}.${chance}${seq}${exact} Consider stopping it.`;
   return `No clear difference yet between “${c.variant}” and “${control}” on ${metric}${lift}.${chance} Keep it running.`;
 }
 

@@ -3,7 +3,8 @@
  * feedloop over HTTP (the way to go when a server holds the embedded data folder); otherwise it
  * opens the same database as `start` (DATABASE_URL or FEEDLOOP_DATA_DIR) and serves the API
  * in-process, with the pipeline's worker, without listening on a port. Either way the tools act
- * with `FEEDLOOP_API_KEY`, a secret key. Stdout carries the protocol only: logs stay silent.
+ * with `FEEDLOOP_API_KEY`, a secret key, for the user `FEEDLOOP_MCP_USER_ID` when a call names
+ * no `user_id`. Stdout carries the protocol only: logs stay silent.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Config } from '../config.js';
@@ -43,7 +44,8 @@ export async function runMcp(config: Config, env: NodeJS.ProcessEnv): Promise<vo
       await db.close();
     };
   }
-  const server = createMcpServer(api);
+  // The session's identity: the user this process acts for when a call names none.
+  const server = createMcpServer(api, env.FEEDLOOP_MCP_USER_ID ? { userId: env.FEEDLOOP_MCP_USER_ID } : {});
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

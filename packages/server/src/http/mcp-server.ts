@@ -1,7 +1,7 @@
 /**
  * The MCP server (official `@modelcontextprotocol/sdk`): the ADR-0012 `feedback` tool with the
- * seed's exact input schema, plus `rate_response`, `get_feedback`, `get_stats` and
- * `get_user_context`. Every tool calls feedloop's own HTTP API through an {@link ApiCall}, so the
+ * seed's input schema (plus an optional `user_id`), `register_target`, `rate_response`,
+ * `get_feedback`, `get_stats` and `get_user_context`. Every tool calls feedloop's own HTTP API through an {@link ApiCall}, so the
  * same validation, authentication and storage serve MCP as REST: in the server (`/mcp`) that is
  * `app.inject` with the caller's key, in `feedloop mcp` an app on the database or a running
  * server over HTTP (`FEEDLOOP_URL`).
@@ -11,7 +11,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** One call of feedloop's HTTP API: method, path with query, JSON body → status and JSON answer. */
-export type ApiCall = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+export type ApiCall = (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** Who is calling, when the MCP session knows it (`feedloop mcp` with `FEEDLOOP_MCP_USER_ID`). */
+export interface McpSession {
+  /** The user an action is taken for when the call names no `user_id`. */
+  userId?: string;
+}
 
 /** The ADR-0012 actions, in the seed's order, and the event type each becomes. */
 export const FEEDBACK_ACTIONS = {
@@ -34,13 +40,35 @@ export const FEEDBACK_TOOL = {
       action: { type: 'string', enum: Object.keys(FEEDBACK_ACTIONS) },
       target_id: { type: 'string' },
       payload: { type: 'object' },
+      // Beyond the seed's schema (issue 24): who acts, so one say per voter and the cap apply.
+      user_id: { type: 'string', description: "The calling user (the session's identity when absent); per-voter rules apply to it" },
     },
     required: ['task_id', 'action', 'target_id', 'payload'],
   },
 };
 
+/** `register_target`: `PUT /v1/targets/:id` as a tool (issue 24), in snake case like the seed's tool. */
+export const REGISTER_TARGET_TOOL = {
+  name: 'register_target',
+  description: "Register a fragment, claim or page with its text, or an edge between a fragment and a claim with the model's relation, so corrections become NLI samples with real texts and claims get their confidence recomputed",
+  inputSchema: {
+    type: 'object' as const,
+    properties: {
+      target_id: { type: 'string' },
+      kind: { type: 'string', enum: ['fragment', 'claim', 'edge', 'page'] },
+      text: { type: 'string' },
+      fragment_id: { type: 'string' },
+      claim_id: { type: 'string' },
+      relation: { type: 'string' },
+      confidence: { type: 'number', minimum: 0, maximum: 1 },
+    },
+    required: ['target_id', 'kind'],
+  },
+};
+
 const TOOLS = [
   FEEDBACK_TOOL,
+  REGISTER_TARGET_TOOL,
   {
     name: 'rate_response',
     description: 'Rate an AI response: thumbs up or down, or 1-5 stars, with an optional comment',
@@ -94,7 +122,7 @@ const q = (params: Record<string, string | number | boolean | undefined>): strin
 };
 
 /** The `feedback` tool: validate, register an unknown task, submit, and answer with the target's state. */
-async function feedback(api: ApiCall, args: Record<string, unknown>): Promise<CallToolResult> {
+async function feedback(api: ApiCall, args: Record<string, unknown>, session: McpSession): Promise<CallToolResult> {
   for (const field of ['task_id', 'action', 'target_id'] as const) {
     if (typeof args[field] !== 'string' || args[field] === '') return fail(`${field}: required, a non-empty string`);
   }
@@ -113,25 +141,41 @@ async function feedback(api: ApiCall, args: Record<string, unknown>): Promise<Ca
   const existing = await api('GET', `/v1/responses/${encodeURIComponent(taskId)}`);
   let registered = false;
   if (existing.status === 404) {
-    const created = await api('POST', '/v1/responses', { id: taskId, query: `MCP task ${taskId}`, answer: '', agent: 'mcp' });
+    // Marked as a placeholder: its query and empty answer are no texts for an NLI sample.
+    const created = await api('POST', '/v1/responses', { id: taskId, query: `MCP task ${taskId}`, answer: '', agent: 'mcp', metadata: { mcpTask: true } });
     if (created.status >= 300) return apiError(created);
     registered = true;
   } else if (existing.status >= 300) return apiError(existing);
-  const sent = await api('POST', '/v1/feedback', { responseId: taskId, type, targetId: args.target_id, payload: args.payload });
+  if (args.user_id !== undefined && (typeof args.user_id !== 'string' || args.user_id === '')) return fail('user_id: a non-empty string');
+  const userId = str(args.user_id) ?? session.userId;
+  const sent = await api('POST', '/v1/feedback', { responseId: taskId, type, targetId: args.target_id, payload: args.payload, ...(userId ? { userId } : {}) });
   if (sent.status >= 300) return apiError(sent);
   const target = await api('GET', `/v1/targets/${encodeURIComponent(args.target_id as string)}`);
   return ok({ ...(sent.body as object), action, type, taskRegistered: registered, target: target.status === 200 ? target.body : null });
 }
 
-async function call(api: ApiCall, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+/** The `register_target` tool: the arguments in snake case become `PUT /v1/targets/:id`'s body. */
+async function registerTarget(api: ApiCall, args: Record<string, unknown>): Promise<CallToolResult> {
+  const targetId = str(args.target_id);
+  if (!targetId) return fail('target_id: required, a non-empty string');
+  const names: Record<string, string> = { kind: 'kind', text: 'text', fragment_id: 'fragmentId', claim_id: 'claimId', relation: 'relation', confidence: 'confidence' };
+  const body: Record<string, unknown> = {};
+  for (const [arg, field] of Object.entries(names)) if (args[arg] !== undefined) body[field] = args[arg];
+  const res = await api('PUT', `/v1/targets/${encodeURIComponent(targetId)}`, body);
+  return res.status >= 300 ? apiError(res) : ok(res.body);
+}
+
+async function call(api: ApiCall, name: string, args: Record<string, unknown>, session: McpSession): Promise<CallToolResult> {
   switch (name) {
     case 'feedback':
-      return feedback(api, args);
+      return feedback(api, args, session);
+    case 'register_target':
+      return registerTarget(api, args);
     case 'rate_response': {
       const responseId = str(args.response_id);
       if (!responseId) return fail('response_id: required, a non-empty string');
       const comment = str(args.comment);
-      const userId = str(args.user_id);
+      const userId = str(args.user_id) ?? session.userId;
       let event: object;
       if (args.rating !== undefined) event = { type: 'rating', payload: { rating: args.rating, ...(comment ? { comment } : {}) } };
       else if (args.thumbs === 'up' || args.thumbs === 'down') event = { type: `thumbs_${args.thumbs}`, payload: comment ? { comment } : {} };
@@ -164,12 +208,12 @@ async function call(api: ApiCall, name: string, args: Record<string, unknown>): 
  * @example
  * const server = createMcpServer(api); await server.connect(new StdioServerTransport());
  */
-export function createMcpServer(api: ApiCall): Server {
+export function createMcpServer(api: ApiCall, session: McpSession = {}): Server {
   const server = new Server({ name: 'feedloop', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
-      return await call(api, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
+      return await call(api, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, session);
     } catch (err) {
       return fail(`FEEDLOOP_ERR_INTERNAL: ${(err as Error).message}`);
     }

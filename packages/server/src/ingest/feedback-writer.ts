@@ -40,6 +40,8 @@ export interface FeedbackSubmission {
   editDistance?: number | null;
   /** Sampled implicit signals: the 1 / rate the event stands for (null or absent: 1). */
   sampleWeight?: number | null;
+  /** An anonymous event's client hash (Phase 4.1 route: IP and user agent), its dedup identity. */
+  client?: string;
 }
 
 /** What became of one event. */
@@ -178,7 +180,7 @@ export async function writeFeedbackBatch(
       outcomes[index] = reject(event.id, verdict.error);
       return;
     }
-    const fingerprint = contentFingerprint(event);
+    const fingerprint = contentFingerprint(event, item.client);
     const slot = voteSlot(event);
     candidates.push({
       index,

@@ -187,9 +187,11 @@ export class IngestService {
 
   /**
    * Writes validated events; each outcome arrives after its commit. Rejections are counted by
-   * the caller ({@link countRejected}), which also sees the ones validation made.
+   * the caller ({@link countRejected}), which also sees the ones validation made. `trust.client`
+   * is the hashed client of an anonymous submitter (see anonymous-client.ts): the dedup identity
+   * of events with neither user nor session.
    */
-  async submitFeedback(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean } = {}): Promise<FeedbackOutcome[]> {
+  async submitFeedback(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string } = {}): Promise<FeedbackOutcome[]> {
     // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
     // answered here and never reach the writer.
     // Tracked like the diffs below, so a drain waits for a request still being screened.
@@ -203,7 +205,17 @@ export class IngestService {
     const submissions: FeedbackSubmission[] = screened.flatMap((s) =>
       s.kind !== 'write'
         ? []
-        : [{ workspaceId: auth.workspaceId, settings: auth.settings, event: s.event, trustClientTime: auth.kind === 'secret', verified: trust.verified ?? auth.kind === 'secret', sampleWeight: s.sampleWeight }],
+        : [
+            {
+              workspaceId: auth.workspaceId,
+              settings: auth.settings,
+              event: s.event,
+              trustClientTime: auth.kind === 'secret',
+              verified: trust.verified ?? auth.kind === 'secret',
+              sampleWeight: s.sampleWeight,
+              ...(trust.client ? { client: trust.client } : {}),
+            },
+          ],
     );
     const written = await this.writeFeedback(auth.workspaceId, submissions);
     let next = 0;

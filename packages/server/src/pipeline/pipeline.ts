@@ -67,6 +67,7 @@ export interface PipelineDeps {
     | 'alertIntervalMs'
     | 'publicUrl'
     | 'archive'
+    | 'defaultMaxEvents'
     | 'retentionIntervalMs'
   >;
   queue: JobQueue<PipelineJobs>;
@@ -243,7 +244,7 @@ export class Pipeline {
 
   /** Archives and deletes raw events past retention (the scheduled `retention` job). */
   async retention(now?: Date): Promise<RetentionReport> {
-    return runRetention(this.deps.db, { archive: this.deps.config.archive, ...(now ? { now } : {}) });
+    return runRetention(this.deps.db, { archive: this.deps.config.archive, defaultMaxEvents: this.deps.config.defaultMaxEvents, ...(now ? { now } : {}) });
   }
 
   /**

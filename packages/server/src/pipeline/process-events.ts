@@ -10,12 +10,14 @@ import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { sumJsonbCounts } from '../db/sum-jsonb-counts.js';
 import { createDeliveries } from '../emit/webhook-store.js';
 import { addCountedTags } from '../store/response-list-tags.js';
+import { addClaimConfidence } from './claim-confidence-messages.js';
 import { classifyClaimedCorrections } from './classify-corrections.js';
 import { addHourlyCounts } from './hourly-counts.js';
 import { claimEvents } from './load-claimed.js';
 import { SqlLiveCounters } from './live-counter-store.js';
 import type { EventKey } from './pipeline-jobs.js';
 import { MAX_ERROR_LENGTH, runStages, type StageOutput } from './run-stages.js';
+import { addSchemaTables } from './signal-schema-tables.js';
 
 /** Where live counters go: in the transaction (embedded) or through the outbox (Redis). */
 export type CounterTarget = { kind: 'sql'; store: SqlLiveCounters } | { kind: 'outbox' };
@@ -73,6 +75,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     if (claimed.length === 0) return report;
     const out = runStages(claimed, now);
     await classifyClaimedCorrections(claimed, out.signals);
+    await addSchemaTables(claimed, out.signals, out.messages);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
     await insertSignals(tx, out);
     await addCountedTags(
@@ -83,6 +86,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await addDocumentTallies(tx, out);
     await addHourlyCounts(tx, out.hourly);
     if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
+    await addClaimConfidence(tx, out.messages);
     report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
     report.effectId = await insertEffects(tx, out, options);
     report.heldMs = performance.now() - started;

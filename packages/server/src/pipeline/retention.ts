@@ -3,8 +3,15 @@
  * `retentionDays`, a user's events beyond `maxEventsPerUser` and a workspace's beyond `maxEvents`
  * (oldest first) are archived as gzip JSONL (emit/archive-writer.ts) and then deleted with what
  * hangs off them (id keys, fingerprints, current votes, signals, outbox rows); the response
- * list's tags of the responses whose signals went are recomputed from what is left. Rollups,
- * scores and responses are kept: the aggregates stay, the raw log goes.
+ * list's tags of the responses whose signals went are recomputed from what is left. Then a
+ * response created before the cutoff with no event left (all its events were past retention,
+ * or it never had one) is archived beside the events and removed from the hot tables with what
+ * hangs off it ("archive sessions older than 90 days", ADR-016; issue 24). Rollups stay: the
+ * aggregates stay, the raw log and the texts go.
+ *
+ * Files are named by month (Phase 4.1's monthly archives): `<workspace>/events-YYYY-MM-<run>-<n>`
+ * by the events' receipt, `<workspace>/responses-YYYY-MM-<run>-<n>` by the responses' creation,
+ * and a dropped partition's `<workspace>/events-YYYY_MM-<run>-<n>`.
  *
  * On Postgres a month's partition of `feedback_events` that lies wholly before every
  * workspace's cutoff is archived and dropped whole (`DROP TABLE`, no row-by-row delete and no
@@ -13,6 +20,7 @@
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { writeArchive } from '../emit/archive-writer.js';
 import { appendAudit } from '../store/audit-log.js';
+import { deleteResponses } from '../store/response-removal.js';
 import { dropMemorySnapshots } from '../store/user-memory-snapshot.js';
 import { recomputeTags } from '../store/response-list-tags.js';
 import { listWorkspaces } from '../store/workspaces.js';
@@ -23,9 +31,24 @@ const DAY_MS = 86_400_000;
 
 /** What a run did. */
 export interface RetentionReport {
+  /** Events archived and deleted. */
   archived: number;
+  /** Responses archived and removed (their events all gone). */
+  archivedResponses: number;
   files: string[];
   droppedPartitions: string[];
+}
+
+const RESPONSE_JSON = `json_build_object('id', r.id, 'workspaceId', r.workspace_id, 'sessionId', r.session_id, 'userId', r.user_id, 'query', r.query,
+  'answer', r.answer, 'sources', r.sources, 'contextDocumentIds', r.context_document_ids, 'contextTokenCount', r.context_token_count,
+  'model', r.model, 'agent', r.agent, 'queryType', r.query_type, 'experimentId', r.experiment_id, 'variant', r.variant, 'traceId', r.trace_id,
+  'metadata', r.metadata, 'createdAt', r.created_at, 'receivedAt', r.received_at)::text`;
+
+/** Lines grouped by their month (`YYYY-MM`), months in order. */
+function byMonth<T extends { month: string }>(rows: readonly T[]): Array<[string, T[]]> {
+  const groups = new Map<string, T[]>();
+  for (const r of rows) groups.set(r.month, [...(groups.get(r.month) ?? []), r]);
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
 const EVENT_JSON = `json_build_object('id', e.id, 'workspaceId', e.workspace_id, 'responseId', e.response_id, 'type', e.type, 'source', e.source,
@@ -53,9 +76,9 @@ const stamp = (now: Date): string => now.toISOString().replace(/[:.]/g, '-');
  * @example
  * await runRetention(db, { archive: '/srv/feedloop/archive' }) // { archived: 1200, files: [...], droppedPartitions: ['feedback_events_2026_07'] }
  */
-export async function runRetention(db: SqlClient, options: { archive: string; now?: Date }): Promise<RetentionReport> {
+export async function runRetention(db: SqlClient, options: { archive: string; now?: Date; defaultMaxEvents?: number | null }): Promise<RetentionReport> {
   const now = options.now ?? new Date();
-  const report: RetentionReport = { archived: 0, files: [], droppedPartitions: [] };
+  const report: RetentionReport = { archived: 0, archivedResponses: 0, files: [], droppedPartitions: [] };
   const workspaces = await listWorkspaces(db);
   if (workspaces.length === 0) return report;
   if (db.dialect === 'postgres') {
@@ -63,17 +86,19 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
     await dropPastPartitions(db, options.archive, new Date(now.getTime() - longest * DAY_MS), now, report);
   }
   for (const ws of workspaces) {
-    const { retentionDays, maxEventsPerUser, maxEvents } = ws.settings;
+    const { retentionDays, maxEventsPerUser } = ws.settings;
+    // A workspace without its own cap takes the deployment's (Phase 4.1's 100K when embedded).
+    const maxEvents = ws.settings.maxEvents ?? options.defaultMaxEvents ?? null;
     const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
     for (let part = 0; ; part++) {
       // Old events, then a user's beyond their cap, then the workspace's beyond its cap (newest kept).
-      const rows = await db.query<{ id: string; user_id: string | null; line: string }>(
+      const rows = await db.query<{ id: string; user_id: string | null; month: string; line: string }>(
         `WITH ranked AS (
            SELECT e.id, e.seq, e.received_at,
                   row_number() OVER (PARTITION BY e.user_id ORDER BY e.seq DESC) AS by_user,
                   row_number() OVER (ORDER BY e.seq DESC) AS by_workspace
              FROM feedback_events e WHERE e.workspace_id = $1)
-         SELECT e.id, e.user_id, ${EVENT_JSON} AS line
+         SELECT e.id, e.user_id, to_char(e.received_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, ${EVENT_JSON} AS line
            FROM ranked r JOIN feedback_events e ON e.workspace_id = $1 AND e.seq = r.seq AND e.received_at = r.received_at
           WHERE r.received_at < $2
              OR ($3::bigint IS NOT NULL AND e.user_id IS NOT NULL AND r.by_user > $3)
@@ -82,18 +107,53 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
         [ws.id, cutoff, maxEventsPerUser, maxEvents, PAGE],
       );
       if (rows.length === 0) break;
-      const file = await writeArchive(options.archive, `${ws.id}/events-${stamp(now)}-${part}`, rows.map((r) => r.line));
+      const files: string[] = [];
+      for (const [month, lines] of byMonth(rows)) {
+        files.push(await writeArchive(options.archive, `${ws.id}/events-${month}-${stamp(now)}-${part}`, lines.map((r) => r.line)));
+      }
       await db.transaction(async (tx) => {
         await deleteEvents(tx, ws.id, rows.map((r) => r.id));
         await dropMemorySnapshots(tx, ws.id, [...new Set(rows.map((r) => r.user_id).filter((u): u is string => u !== null))]);
-        await appendAudit(tx, { workspaceId: ws.id, action: 'retention.archived', details: { events: rows.length, file, retentionDays, maxEventsPerUser, maxEvents } });
+        await appendAudit(tx, { workspaceId: ws.id, action: 'retention.archived', details: { events: rows.length, files, retentionDays, maxEventsPerUser, maxEvents } });
       });
       report.archived += rows.length;
-      report.files.push(file);
+      report.files.push(...files);
       if (rows.length < PAGE) break;
     }
+    await archiveResponses(db, options.archive, ws.id, cutoff, now, report);
   }
   return report;
+}
+
+/**
+ * Archives and removes a workspace's responses created before `cutoff` that have no event left:
+ * their events were all past retention (archived before), or they never had one. Same archive
+ * as the events, so the same rules hold for them (an erasure does not rewrite archives, see
+ * docs/privacy.md).
+ */
+async function archiveResponses(db: SqlClient, archive: string, workspaceId: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
+  for (let part = 0; ; part++) {
+    const rows = await db.query<{ id: string; month: string; line: string }>(
+      `SELECT r.id, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, ${RESPONSE_JSON} AS line
+         FROM responses r
+        WHERE r.workspace_id = $1 AND r.created_at < $2
+          AND NOT EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = r.workspace_id AND e.response_id = r.id)
+        ORDER BY r.created_at, r.id LIMIT $3`,
+      [workspaceId, cutoff, PAGE],
+    );
+    if (rows.length === 0) return;
+    const files: string[] = [];
+    for (const [month, lines] of byMonth(rows)) {
+      files.push(await writeArchive(archive, `${workspaceId}/responses-${month}-${stamp(now)}-${part}`, lines.map((r) => r.line)));
+    }
+    await db.transaction(async (tx) => {
+      const removed = await deleteResponses(tx, workspaceId, rows.map((r) => r.id));
+      await appendAudit(tx, { workspaceId, action: 'retention.archived', details: { responses: removed, files } });
+    });
+    report.archivedResponses += rows.length;
+    report.files.push(...files);
+    if (rows.length < PAGE) return;
+  }
 }
 
 /** Postgres: archives every row of each month partition wholly before `cutoff`, then drops it. */

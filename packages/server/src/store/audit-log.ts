@@ -86,15 +86,17 @@ export async function listAudit(
   workspaceId: string,
   options: { limit: number; before?: string; action?: string; subject?: string },
 ): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
-  const rows = await db.query<{ id: string; at: Date; action: string; actor_key_id: string | null; subject: string | null; details: unknown }>(
-    `SELECT id::text, at, action, actor_key_id, subject, details FROM audit_log
-      WHERE workspace_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR action = $3) AND ($4::text IS NULL OR subject = $4)
-      ORDER BY id DESC LIMIT $5`,
+  const rows = await db.query<{ entry_id: string; at: Date; action: string; actor_key_id: string | null; subject: string | null; details: unknown }>(
+    // The id goes out as text under another name: `id::text AS id` would make ORDER BY id sort
+    // the text ('10' < '9'), putting entries out of order and making the cursor skip some.
+    `SELECT a.id::text AS entry_id, a.at, a.action, a.actor_key_id, a.subject, a.details FROM audit_log a
+      WHERE a.workspace_id = $1 AND ($2::bigint IS NULL OR a.id < $2::bigint) AND ($3::text IS NULL OR a.action = $3) AND ($4::text IS NULL OR a.subject = $4)
+      ORDER BY a.id DESC LIMIT $5`,
     [workspaceId, options.before ?? null, options.action ?? null, options.subject ?? null, options.limit + 1],
   );
   const page = rows.slice(0, options.limit);
   return {
-    entries: page.map((r) => ({ id: r.id, at: r.at.toISOString(), action: r.action, actorKeyId: r.actor_key_id, subject: r.subject, details: r.details })),
-    nextCursor: rows.length > options.limit ? (page[page.length - 1]?.id ?? null) : null,
+    entries: page.map((r) => ({ id: r.entry_id, at: r.at.toISOString(), action: r.action, actorKeyId: r.actor_key_id, subject: r.subject, details: r.details })),
+    nextCursor: rows.length > options.limit ? (page[page.length - 1]?.entry_id ?? null) : null,
   };
 }

@@ -43,6 +43,7 @@ interface ResponseRow {
   query: string;
   answer: string;
   context_document_ids: string[];
+  sources: string[];
   context_token_count: number | null;
   model: string | null;
   agent: string | null;
@@ -58,7 +59,7 @@ interface ResponseRow {
 const PROMPT_KEY = "md5(lower(regexp_replace(btrim(r.query), '\\s+', ' ', 'g')))";
 
 const PAGE_SQL = `
-  SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.context_token_count, r.model, r.agent,
+  SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.sources, r.context_token_count, r.model, r.agent,
          r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
   FROM responses r
   LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
@@ -110,6 +111,7 @@ function toKeyedResponse(r: ResponseRow): KeyedResponse {
       query: r.query,
       answer: r.answer,
       contextDocumentIds: r.context_document_ids,
+      sources: r.sources,
       contextTokenCount: r.context_token_count,
       model: r.model,
       agent: r.agent,
@@ -132,7 +134,7 @@ function toKeyedResponse(r: ResponseRow): KeyedResponse {
  */
 export async function readResponsesById(db: SqlExecutor, workspaceId: string, ids: readonly string[]): Promise<KeyedResponse[]> {
   const rows = await db.query<ResponseRow>(
-    `SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.context_token_count, r.model, r.agent,
+    `SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.sources, r.context_token_count, r.model, r.agent,
             r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
        FROM responses r
        LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
@@ -155,6 +157,8 @@ interface EventRow {
   occurred_at: Date;
   weight: number | null;
   learning_signal: StoredLearningSignal | null;
+  premise_text: string | null;
+  hypothesis_text: string | null;
 }
 
 /**
@@ -178,7 +182,11 @@ export async function readResponseEvents(
     // join over the workspace's whole partition and a hash of all its signals, for every page
     // (ANY($2) did the same): O(workspace) a page.
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            e.weight, e.learning_signal
+            e.weight, e.learning_signal,
+            -- A label correction's texts from the registered targets (issue 24): an edge's fragment
+            -- and claim, or the fragment or claim itself.
+            CASE rt.kind WHEN 'edge' THEN rf.text WHEN 'fragment' THEN rt.text END AS premise_text,
+            CASE rt.kind WHEN 'edge' THEN rc.text WHEN 'claim' THEN rt.text END AS hypothesis_text
      FROM unnest($2::text[]) AS page (response_id)
      CROSS JOIN LATERAL (
        SELECT e.*, sg.status, sg.weight, sg.learning_signal
@@ -188,6 +196,9 @@ export async function readResponseEvents(
          AND ($3::text IS NULL OR NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = $1 AND a.kind = $3 AND a.event_id = e.id))
        OFFSET 0
      ) e
+     LEFT JOIN registered_targets rt ON e.type = 'correct_label' AND rt.workspace_id = $1 AND rt.target_id = e.target_id
+     LEFT JOIN registered_targets rf ON rf.workspace_id = $1 AND rf.target_id = rt.fragment_id
+     LEFT JOIN registered_targets rc ON rc.workspace_id = $1 AND rc.target_id = rt.claim_id
      WHERE e.status IS NULL OR e.status = 'counted'
      ORDER BY e.response_id, e.seq`,
     [workspaceId, responses.map((r) => r.id), unused ?? null],
@@ -208,6 +219,7 @@ export async function readResponseEvents(
       occurredAt: row.occurred_at,
       weight: row.weight,
       learningSignal,
+      ...(row.premise_text !== null || row.hypothesis_text !== null ? { targetTexts: { premise: row.premise_text, hypothesis: row.hypothesis_text } } : {}),
     } satisfies ExportEvent);
   }
   return [...records.values()];

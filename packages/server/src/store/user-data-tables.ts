@@ -52,6 +52,7 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   alerts: 'none',
   alert_ticks: 'none',
   experiments: 'none',
+  registered_targets: 'none',
   training_batches: 'none',
   feedloop_migrations: 'none',
 };

@@ -27,6 +27,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import type { FeedbackOutcome } from '../../ingest/feedback-writer.js';
+import { anonymousClient } from '../../ingest/anonymous-client.js';
 import { tagResponseExperiment } from '../../store/experiments.js';
 import { loadSessionFeedback } from '../../store/session-summary.js';
 import { authOf } from '../auth.js';
@@ -87,10 +88,19 @@ export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { inges
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   /** One event through the ingest path; a rejection is thrown with its field renamed for the client. */
-  const submit = async (request: FastifyRequest, names: Readonly<Record<string, string>>): Promise<FeedbackOutcome & { status: 'accepted' | 'duplicate' }> => {
+  const submit = async (
+    request: FastifyRequest,
+    names: Readonly<Record<string, string>>,
+    options: { anonymousByClient?: boolean } = {},
+  ): Promise<FeedbackOutcome & { status: 'accepted' | 'duplicate' }> => {
     const auth = authOf(request);
     await chargeEvents(request, ingest, config, 1);
-    const [outcome] = await ingest.submitFeedback(auth, [request.body as FeedbackEvent]);
+    const event = request.body as FeedbackEvent;
+    // Phase 4.1 prevents duplicate submissions of anonymous entries too: their identity is their
+    // client (IP and user agent, hashed under the privacy key; neither is stored).
+    const anonymous = options.anonymousByClient && event.userId === undefined && event.sessionId === undefined;
+    const client = anonymous ? await anonymousClient(db, config.auditKey, auth.workspaceId, request.ip, request.headers['user-agent']) : undefined;
+    const [outcome] = await ingest.submitFeedback(auth, [event], client ? { client } : {});
     if (!outcome) throw new FeedloopError('FEEDLOOP_ERR_INTERNAL', 'no outcome');
     if (outcome.status === 'rejected') throw FeedloopError.from(renameErrorField(outcome.error, names));
     // The seeds' answers know no `sampled`: a sampled-out event was acknowledged all the same.
@@ -141,13 +151,14 @@ export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { inges
         'queryId names a registered response; explicit feedback is taken within the workspace feedback window (24 h by default). ' +
         'rating positive → thumbs_up, negative → thumbs_down with { category, comment }; query, answer, sources, experimentId ' +
         'and variant are kept in metadata, the registered response being the source of truth. experimentId and variant also tag ' +
-        'the response when it carries neither (a response registered with an experiment or variant keeps its own).',
+        'the response when it carries neither (a response registered with an experiment or variant keeps its own). An entry without ' +
+        'userId is deduplicated by client (IP address and user agent, hashed under the privacy key) within the dedup window.',
       tags: TAGS,
       body: withValidator(ragFeedbackEntrySchema, mapRagFeedbackEntry),
       response: { 201: ragAcceptedSchema, 200: ragAcceptedSchema },
     },
     handler: async (request, reply) => {
-      const outcome = await submit(request, RAG_FIELD_NAMES);
+      const outcome = await submit(request, RAG_FIELD_NAMES, { anonymousByClient: true });
       // After the entry is stored (or known), so a refused entry changes nothing. The body is the
       // mapped event by now (the validator's value), as `submit` reads it.
       const event = (request as FastifyRequest).body as FeedbackEvent;

@@ -100,7 +100,10 @@ export const experimentRoutes: FastifyPluginAsync<AppServices> = async (app, { d
         'Per variant: responses, rated, positive, satisfaction with its 95 % Wilson interval, correction rate, average edit distance, ' +
         'mean composite score. Per treatment, on the deciding metric, as GrowthBook computes it: relative lift with Welch\'s t-test ' +
         '(fixedHorizon), the always-valid sequential interval (sequential, tuning 5000), Bayesian chance to win and risk (improper ' +
-        'gaussian prior), and the sample-ratio test (mismatch at p < 0.001). ' +
+        'gaussian prior), and the sample-ratio test (mismatch at p < 0.001). The absolute difference (difference, differenceCi: ' +
+        'percentage points, or score units) is always given; where the normal approximation fails for a rate (0 % or 100 %, a ' +
+        'control at 0, an expected count below 5) Fisher\'s exact test (exact) decides, and a score without a relative lift is ' +
+        'decided by Welch\'s test on the difference (decidedBy). Below minSample the figures are shown with preliminary: true. ' +
         UNITS,
       tags: TAGS,
       params,

@@ -12,6 +12,7 @@ import {
   highestEscalation,
   lowestSatisfaction,
   risingThemes,
+  sqlCorrectionsBy,
   utcDay,
   type ClassifiedCorrection,
   type EventSample,
@@ -113,6 +114,11 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
       const corrections = events.filter((e) => e.type === 'correction' && (e.correction !== null || (e.original !== null && e.corrected !== null)));
       const classified = await classificationsOf(corrections.slice(0, CORRECTIONS_CLASSIFIED), fallback);
       const patterns = countCorrectionPatterns(classified).slice(0, 2 * LISTED);
+      // The RLHF seed's "correction patterns by schema table", and the same per agent and query type.
+      const correctionOf = new Map(corrections.map((e) => [e.id, e]));
+      const bySchemaTable = sqlCorrectionsBy(classified, (c) => c.tables);
+      const byAgent = sqlCorrectionsBy(classified, (c) => [correctionOf.get(c.eventId)?.agent ?? null].filter((a): a is string => a !== null));
+      const byQueryType = sqlCorrectionsBy(classified, (c) => [correctionOf.get(c.eventId)?.queryType ?? null].filter((q): q is string => q !== null));
 
       const satisfaction = (dimension: 'agent' | 'model') => {
         const ranking = lowestSatisfaction(
@@ -143,6 +149,9 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
           corrections: classified.length,
           sampled: current.sampled || corrections.length > classified.length,
           patterns,
+          bySchemaTable,
+          byAgent,
+          byQueryType,
         },
         lowestSatisfaction: { agents: satisfaction('agent'), models: satisfaction('model') },
         highestEscalation: { queryTypes: escalation },

@@ -78,7 +78,7 @@ const statsResponse = z.object({
   live: z.object({ day: z.string(), source: z.enum(['counters', 'rollup']) }).nullable().describe("Where today's ratings came from, when the range includes today"),
 });
 
-/** Phase 4.1 `FeedbackStats`, exactly (satisfactionRate in %, per the units rule). */
+/** Phase 4.1 `FeedbackStats`, exactly (satisfactionRate a fraction, as the seed's `positive / total`). */
 const feedbackStatsResponse = z.strictObject({
   total: z.number().int(),
   positive: z.number().int(),
@@ -154,7 +154,7 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
   r.get('/api/rag/feedback/stats', {
     schema: {
       summary: 'Phase 4.1 RAG seed: FeedbackStats over a range (default: the last 30 days)',
-      description: 'satisfactionRate is a percentage 0–100 (feedloop\'s one unit for rates); 0 without ratings. total counts positive + negative ratings.',
+      description: 'satisfactionRate is the seed\'s positive / total, a fraction 0–1 (the seed\'s unit; feedloop\'s /v1 routes give percentages); 0 without ratings. total counts positive + negative ratings.',
       tags: ['compatibility'],
       querystring: z.strictObject(rangeQuery),
       response: { 200: feedbackStatsResponse },
@@ -167,7 +167,8 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
         total: report.total,
         positive: report.positive,
         negative: report.negative,
-        satisfactionRate: report.satisfactionRate ?? 0,
+        // The seed's unit: positive / total as a fraction, from the counts themselves (not the rounded percentage).
+        satisfactionRate: report.total > 0 ? report.positive / report.total : 0,
         byCategory: report.byCategory,
         byDay: report.byDay.map((d) => ({ date: d.date, positive: d.positive, negative: d.negative })),
         topIssues: report.topIssues,
