@@ -218,7 +218,7 @@ export {
   type StatsReport,
 } from './stats/feedback-stats.js';
 export { anonymizedFeedback, type AnonymizedFeedback } from './training/anonymized.js';
-export { buildRows } from './training/build-rows.js';
+export { buildRows, groupProvenance, type RowProvenance } from './training/build-rows.js';
 export {
   DEFAULT_EXPORT_OPTIONS,
   DEFAULT_MAX_EXAMPLE_TOKENS,
@@ -261,7 +261,7 @@ export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport
 export { NO_CONSENT, consentDecision, consentInputSchema, mergeConsent, type Consent, type ConsentDecision, type ConsentInput } from './privacy/consent.js';
 export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, type PiiMatch, type Redaction, type RedactionPattern } from './privacy/redact.js';
 export { sampleDecision, unitHash } from './privacy/sampling.js';
-export { suppressSmallGroups, type Suppressed } from './privacy/k-anonymity.js';
+export { suppressBaselineParts, suppressSmallGroups, type BaselinePart, type BaselineTotals, type Suppressed } from './privacy/k-anonymity.js';
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
 export { COMPLAINT_EXAMPLE_LENGTH, MEMORY_FACTS_VERSION, memoryFacts, type MemoryEvent, type MemoryFacts } from './memory/memory-facts.js';
 export { MEMORY_DEFAULTS, contextText, decayWeight, memoryFromFacts, userMemory, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';

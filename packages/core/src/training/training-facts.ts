@@ -48,6 +48,11 @@ export interface ExportEvent {
   weight: number | null;
   /** The pipeline's learning signal, expanded; null while the event is not processed yet. */
   learningSignal: LearningSignal | null;
+  /**
+   * Whether the event is verified for its user (secret key, or a feedback token naming them);
+   * absent counts as verified. Exports take verified events only unless asked (`trust=all`).
+   */
+  verified?: boolean;
 }
 
 /** One response with its events in the order they occurred. */
