@@ -75,6 +75,7 @@ export { DEFAULT_SIGNAL_WEIGHTS, signalWeight } from './signals/signal-weights.j
 export { decayFactor, weigh } from './signals/weigh.js';
 export { responseSchema, type ResponseInput, type ResponseRegistration } from './response-schema.js';
 export { escapeUnstorable, findUnstorable, unstorableReason, type Unstorable } from './storable-text.js';
+export { checkJsonShape, ITEM_SHAPE_LIMITS, markUnfaithfulNumbers, UNFAITHFUL_NUMBER_MARK, type JsonShapeLimits } from './json-limits.js';
 export { checkStorable, fieldPath, firstIssue, validateFeedbackEvent, validateResponse, type Validated } from './validate.js';
 export {
   resolveWorkspaceSettings,
