@@ -260,7 +260,7 @@ export {
 export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';
 // Privacy (issue 11): consent, PII redaction, sampling, k-anonymity.
 export { NO_CONSENT, consentDecision, consentInputSchema, mergeConsent, type Consent, type ConsentDecision, type ConsentInput } from './privacy/consent.js';
-export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, type PiiMatch, type Redaction, type RedactionPattern } from './privacy/redact.js';
+export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, type PiiMatch, type PatternMatcher, type Redaction, type RedactionPattern } from './privacy/redact.js';
 export { sampleDecision, unitHash } from './privacy/sampling.js';
 export { suppressBaselineParts, suppressSmallGroups, type BaselinePart, type BaselineTotals, type Suppressed } from './privacy/k-anonymity.js';
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
