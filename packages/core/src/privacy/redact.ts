@@ -226,9 +226,21 @@ export function findPii(text: string, custom: readonly PatternMatcher[] = []): P
     }
   });
   found.sort((a, b) => a.rank - b.rank || b.end - b.start - (a.end - a.start) || a.start - b.start);
+  // Which characters a kept span covers: a candidate overlapping one is dropped. Checking each
+  // candidate against every kept span (as before) cost matches² (a 160,000-character text with
+  // 4,000 matches: 250 ms); the map costs each candidate its own length.
+  const covered = new Uint8Array(text.length);
   const taken: PiiMatch[] = [];
   for (const f of found) {
-    if (taken.some((t) => f.start < t.end && t.start < f.end)) continue;
+    let free = true;
+    for (let i = f.start; i < f.end; i++) {
+      if (covered[i] === 1) {
+        free = false;
+        break;
+      }
+    }
+    if (!free) continue;
+    covered.fill(1, f.start, f.end);
     taken.push({ kind: f.kind, start: f.start, end: f.end });
   }
   return taken.sort((a, b) => a.start - b.start);
