@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { installAuth } from './auth.js';
 import { installEdgeChecks } from './edge-checks.js';
+import { HeavyReadGate, installHeavyReadGate } from './heavy-reads.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
@@ -78,6 +79,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   installPublicLimits(app, config, services.ingest);
   // UTF-8, faithful numbers, storable query/params/body and nesting depth, on every route (issue 22).
   installEdgeChecks(app);
+  // Exports, user contexts, insights and stats ranges: capped, so cheap requests keep their latency.
+  installHeavyReadGate(app, new HeavyReadGate(config.heavyReads));
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

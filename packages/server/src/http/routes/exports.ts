@@ -94,6 +94,8 @@ export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, { db })
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/v1/exports/:format', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: 'Stream training data as JSONL (application/x-ndjson); validate=true answers the validator report',
       description: `format: one of ${EXPORT_FORMATS.join(', ')}. Rows and rules: docs/exports.md.`,
@@ -128,6 +130,8 @@ export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, { db })
   });
 
   r.get('/api/rag/feedback/export', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: 'Phase 4.1 RAG seed: training examples (query, positiveAnswer, negativeAnswer?, context, rating) as a JSON array or JSONL',
       description: 'Positively judged answers with their context; each paired, when there is one, with a negative answer to the same normalized query.',
