@@ -68,6 +68,7 @@ const envSchema = z.object({
     return kinds.filter(isTrainingBatchKind);
   }),
   FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(1).max(3_600).default(10),
   FEEDLOOP_HEAVY_READS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000).default(2),
   FEEDLOOP_HEAVY_READS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1_000).default(1),
   FEEDLOOP_HEAVY_READ_QUEUE: z.coerce.number().int().min(0).max(100_000).default(32),
@@ -168,6 +169,12 @@ export interface Config {
    */
   readonly heavyReads: { perProcess: number; perWorkspace: number; queue: number; waitMs: number };
   /**
+   * How long a shutdown (SIGTERM, SIGINT) may take in all (`FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS`,
+   * default 10): requests in flight drain for part of it, then every connection is closed, then the
+   * services and the database; past it the process exits anyway.
+   */
+  readonly shutdownTimeoutMs: number;
+  /**
    * The built dashboard served at `/` (`FEEDLOOP_DASHBOARD_DIR`); undefined: the folder
    * `packages/dashboard/dist` beside the server's own package. Not built: `/` says how to build it.
    */
@@ -234,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
+    shutdownTimeoutMs: e.FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     heavyReads: {
       perProcess: e.FEEDLOOP_HEAVY_READS_PER_PROCESS,
       perWorkspace: e.FEEDLOOP_HEAVY_READS_PER_WORKSPACE,
