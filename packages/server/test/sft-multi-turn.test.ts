@@ -14,8 +14,8 @@ const dir = mkdtempSync(join(tmpdir(), 'feedloop-multi-turn-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A JSONL row without its `provenance`. */
-function withoutProvenance(line: string): Record<string, unknown> {
-  const { provenance: _provenance, ...row } = JSON.parse(line) as Record<string, unknown>;
+function withoutProvenance(line: string): { messages: { content: string }[] } {
+  const { provenance: _provenance, ...row } = JSON.parse(line) as { messages: { content: string }[]; provenance?: unknown };
   return row;
 }
 
