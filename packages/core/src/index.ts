@@ -75,6 +75,7 @@ export { DEFAULT_SIGNAL_WEIGHTS, signalWeight } from './signals/signal-weights.j
 export { decayFactor, weigh } from './signals/weigh.js';
 export { responseSchema, type ResponseInput, type ResponseRegistration } from './response-schema.js';
 export { escapeUnstorable, findUnstorable, unstorableReason, type Unstorable } from './storable-text.js';
+export { checkJsonShape, ITEM_SHAPE_LIMITS, markUnfaithfulNumbers, UNFAITHFUL_NUMBER_MARK, type JsonShapeLimits } from './json-limits.js';
 export { checkStorable, fieldPath, firstIssue, validateFeedbackEvent, validateResponse, type Validated } from './validate.js';
 export {
   resolveWorkspaceSettings,
@@ -221,7 +222,7 @@ export {
   type StatsReport,
 } from './stats/feedback-stats.js';
 export { anonymizedFeedback, type AnonymizedFeedback } from './training/anonymized.js';
-export { buildRows } from './training/build-rows.js';
+export { buildRows, groupProvenance, type RowProvenance } from './training/build-rows.js';
 export {
   DEFAULT_EXPORT_OPTIONS,
   DEFAULT_MAX_EXAMPLE_TOKENS,
@@ -262,9 +263,9 @@ export {
 export { checkRow, emptyReport, estimateTokens, rowIssues, type ValidationReport } from './training/validate-rows.js';
 // Privacy (issue 11): consent, PII redaction, sampling, k-anonymity.
 export { NO_CONSENT, consentDecision, consentInputSchema, mergeConsent, type Consent, type ConsentDecision, type ConsentInput } from './privacy/consent.js';
-export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, type PiiMatch, type Redaction, type RedactionPattern } from './privacy/redact.js';
+export { findPii, ibanValid, luhnValid, redactPii, redactValue, type PiiKind, type PiiMatch, type PatternMatcher, type Redaction, type RedactionPattern } from './privacy/redact.js';
 export { sampleDecision, unitHash } from './privacy/sampling.js';
-export { suppressSmallGroups, type Suppressed } from './privacy/k-anonymity.js';
+export { suppressBaselineParts, suppressSmallGroups, type BaselinePart, type BaselineTotals, type Suppressed } from './privacy/k-anonymity.js';
 export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type StyleChange, type StyleFeatures } from './memory/style-features.js';
 export { COMPLAINT_EXAMPLE_LENGTH, MEMORY_FACTS_VERSION, memoryFacts, type MemoryEvent, type MemoryFacts } from './memory/memory-facts.js';
 export { MEMORY_DEFAULTS, contextText, decayWeight, memoryFromFacts, userMemory, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';

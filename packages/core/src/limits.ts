@@ -15,6 +15,12 @@ export const LIMITS = {
   batchMaxItems: 1_000,
   /** Sources or context document ids on one response. */
   sourcesMaxItems: 1_000,
+  /**
+   * Levels of objects and arrays in one event or response (the item itself is level 1): deep
+   * enough for any real metadata, far below what the database's JSON parser or a recursive
+   * `JSON.stringify` would fail on (issue 22).
+   */
+  jsonMaxDepth: 32,
   /** How far an `occurredAt` may lie in the future (clock skew allowance), in ms. */
   futureSkewMs: 5 * 60_000,
 } as const;

@@ -2,6 +2,7 @@
  * Validation that turns a zod failure into one clear error naming the field, the form the API
  * answers with. Pure: usable in the server, the SDK and the browser.
  */
+import { checkJsonShape, ITEM_SHAPE_LIMITS } from './json-limits.js';
 import type { z } from 'zod';
 import type { ErrorBody } from './error-codes.js';
 import { feedbackEventSchema, type FeedbackEvent } from './event-schema.js';
@@ -87,6 +88,9 @@ export function validateFeedbackEvent(input: unknown): Validated<FeedbackEvent> 
       error: { code: 'FEEDLOOP_ERR_VALIDATION_UNKNOWN_TYPE', message: `type: unknown feedback type ${JSON.stringify(type)}`, field: 'type' },
     };
   }
+  // Depth, string length and finite numbers before the schema: an item is judged by these alone.
+  const shape = checkJsonShape(input, ITEM_SHAPE_LIMITS);
+  if (shape) return { ok: false, error: shape };
   const parsed = feedbackEventSchema.safeParse(input);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
   const unstorable = checkStorable(parsed.data);
@@ -112,6 +116,8 @@ export function validateFeedbackEvent(input: unknown): Validated<FeedbackEvent> 
  * validateResponse({ query: 'q', answer: 'a' }).ok // true
  */
 export function validateResponse(input: unknown): Validated<ResponseRegistration> {
+  const shape = checkJsonShape(input, ITEM_SHAPE_LIMITS);
+  if (shape) return { ok: false, error: shape };
   const parsed = responseSchema.safeParse(input);
   if (!parsed.success) return { ok: false, error: firstIssue(parsed.error) };
   const unstorable = checkStorable(parsed.data);

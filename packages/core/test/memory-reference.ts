@@ -158,7 +158,7 @@ export function referenceUserMemory(events: readonly MemoryEvent[], now: Date, o
       kind: 'mistake',
       key: 'complaint',
       value: phrase,
-      text: `This user complained about "${phrase}" (e.g. "${c.example.slice(0, 120)}")`,
+      text: `This user's negative comments often mention the word "${phrase.replace(/[^\p{L}\p{N}'-]/gu, '').slice(0, 40)}"`,
       support: new Set(c.eventIds).size,
       weight: round(c.weight),
       eventIds: [...new Set(c.eventIds)],

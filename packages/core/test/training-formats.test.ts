@@ -164,7 +164,7 @@ describe('KTO', () => {
 describe('buildRows', () => {
   it('keeps one row per normalized prompt unless dedup is off, counting duplicates', () => {
     const tally = emptyTally();
-    expect(buildRows('trl-sft', group(GOOD, GOOD2), options, tally)).toEqual([{ prompt: 'Top customers?', completion: 'Acme and Globex.' }]);
+    expect(buildRows('trl-sft', group(GOOD, GOOD2), options, tally)).toEqual([{ prompt: 'Top customers?', completion: 'Acme and Globex.', provenance: { trust: 'verified', verifiedEvents: 3, unverifiedEvents: 0 } }]);
     expect(tally).toEqual({ rows: 1, excluded: { tie: 0, contradictory: 0, duplicate: 1 } });
     expect(buildRows('trl-sft', group(GOOD, GOOD2), { ...options, dedup: false }, emptyTally())).toHaveLength(2);
     // KTO keeps one row per completion and label.
@@ -179,7 +179,7 @@ describe('buildRows', () => {
 
   it('writes learning-signal pairs with a margin when both answers are scored', () => {
     const rows = buildRows('learning-signals', group(GOOD, BAD), { ...options, kind: 'pair' }, emptyTally());
-    expect(rows).toEqual([{ prompt: 'Top customers?', chosen: 'Acme and Globex.', rejected: 'No idea.', margin: 1.7 }]);
+    expect(rows).toEqual([{ prompt: 'Top customers?', chosen: 'Acme and Globex.', rejected: 'No idea.', margin: 1.7, provenance: { trust: 'verified', verifiedEvents: 3, unverifiedEvents: 0 } }]);
     const perResponse = buildRows('learning-signals', group(GOOD), { ...options, kind: 'response' }, emptyTally());
     expect(perResponse).toMatchObject([{ signal_type: 'response', input: 'Top customers?', actual_output: 'Acme and Globex.', reward: 0.9, expected_output: null }]);
     noIssues('learning-signals', perResponse[0], { ...options, kind: 'response' });

@@ -76,10 +76,18 @@ async function workspaceOf(db: SqlClient, nameOrId: string | undefined): Promise
   return ws.id;
 }
 
-/** Stops on SIGTERM or SIGINT: finish in-flight work, then exit 0 (1 when closing failed). */
-function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise<void>): void {
+/**
+ * Stops on SIGTERM or SIGINT: finish in-flight work, then exit 0 (1 when closing failed). Past
+ * `timeoutMs` (FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS) the process exits 1 whatever is still open, so
+ * a shutdown never hangs (issue 22).
+ */
+function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise<void>, timeoutMs: number): void {
   const stop = (signal: string): void => {
-    log.info({ signal }, 'shutting down: finishing in-flight work');
+    log.info({ signal, timeoutMs }, 'shutting down: finishing in-flight work');
+    setTimeout(() => {
+      log.error({ timeoutMs }, 'shutdown did not finish within FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS: exiting anyway');
+      process.exit(1);
+    }, timeoutMs).unref();
     close().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -123,7 +131,7 @@ async function worker(config: Config): Promise<void> {
   const log = createLogger(config);
   const running = await startWorker(config);
   log.info({ concurrency: config.workerConcurrency, stream: config.natsUrl ? 'nats' : 'none' }, 'feedloop worker running');
-  stopOnSignals(log, () => running.close());
+  stopOnSignals(log, () => running.close(), config.shutdownTimeoutMs);
 }
 
 async function start(config: Config, apiOnly: boolean): Promise<void> {
@@ -140,7 +148,7 @@ async function start(config: Config, apiOnly: boolean): Promise<void> {
     );
   }
   log.info({ url: server.url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'feedloop listening');
-  stopOnSignals(log, () => server.close());
+  stopOnSignals(log, () => server.close(), config.shutdownTimeoutMs);
 }
 
 async function run(argv: string[], out: Out): Promise<void> {
@@ -261,7 +269,7 @@ async function run(argv: string[], out: Out): Promise<void> {
           (values['seed-only'] ? '\nStart it with: npm start' : '\nPress Ctrl-C to stop.'),
         report,
       );
-      if (!values['seed-only']) stopOnSignals(server.app.log, () => server.close());
+      if (!values['seed-only']) stopOnSignals(server.app.log, () => server.close(), config.shutdownTimeoutMs);
       return;
     }
     case 'submit':

@@ -75,6 +75,11 @@ const envSchema = z.object({
     return kinds.filter(isTrainingBatchKind);
   }),
   FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(1).max(3_600).default(10),
+  FEEDLOOP_HEAVY_READS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000).default(2),
+  FEEDLOOP_HEAVY_READS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1_000).default(1),
+  FEEDLOOP_HEAVY_READ_QUEUE: z.coerce.number().int().min(0).max(100_000).default(32),
+  FEEDLOOP_HEAVY_READ_WAIT_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
   FEEDLOOP_DASHBOARD_DIR: optionalString,
 });
@@ -173,6 +178,18 @@ export interface Config {
   /** Feedback events one feedback token may submit a minute (`FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE`). */
   readonly tokenRateLimitPerMinute: number;
   /**
+   * Heavy reads (exports, user context, insights, stats ranges) run at once in this process and
+   * per workspace; the rest wait in a queue of at most `queue` requests for at most `waitMs`, else
+   * 429 (`FEEDLOOP_HEAVY_READS_PER_PROCESS`, `_PER_WORKSPACE`, `FEEDLOOP_HEAVY_READ_QUEUE`, `_WAIT_SECONDS`).
+   */
+  readonly heavyReads: { perProcess: number; perWorkspace: number; queue: number; waitMs: number };
+  /**
+   * How long a shutdown (SIGTERM, SIGINT) may take in all (`FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS`,
+   * default 10): requests in flight drain for part of it, then every connection is closed, then the
+   * services and the database; past it the process exits anyway.
+   */
+  readonly shutdownTimeoutMs: number;
+  /**
    * The built dashboard served at `/` (`FEEDLOOP_DASHBOARD_DIR`); undefined: the folder
    * `packages/dashboard/dist` beside the server's own package. Not built: `/` says how to build it.
    */
@@ -242,6 +259,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
+    shutdownTimeoutMs: e.FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    heavyReads: {
+      perProcess: e.FEEDLOOP_HEAVY_READS_PER_PROCESS,
+      perWorkspace: e.FEEDLOOP_HEAVY_READS_PER_WORKSPACE,
+      queue: e.FEEDLOOP_HEAVY_READ_QUEUE,
+      waitMs: e.FEEDLOOP_HEAVY_READ_WAIT_SECONDS * 1000,
+    },
     dashboardDir: e.FEEDLOOP_DASHBOARD_DIR ? resolve(cwd, e.FEEDLOOP_DASHBOARD_DIR) : undefined,
   });
 }

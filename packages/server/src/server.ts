@@ -131,7 +131,7 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
       url,
       close() {
         closing ??= (async () => {
-          await app.close();
+          await closeHttp(app, config.shutdownTimeoutMs);
           await close();
           await db.close();
         })();
@@ -142,6 +142,29 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
     await sink?.close();
     if (!options.db) await db.close();
     throw err;
+  }
+}
+
+/** The share of the shutdown timeout that requests in flight may take before connections are cut. */
+const DRAIN_SHARE = 0.5;
+
+/**
+ * Stops the HTTP server within its share of the shutdown deadline (issue 22): stops accepting,
+ * closes idle keep-alive connections at once, lets requests in flight finish for half the
+ * timeout, then closes every connection left, including ones that never sent a complete request
+ * (a client mid-upload, or connected and silent), which otherwise held the close open until
+ * Node's own header and request timeouts (minutes).
+ */
+async function closeHttp(app: FastifyInstance, timeoutMs: number): Promise<void> {
+  const server = app.server;
+  const cut = setTimeout(() => server.closeAllConnections(), timeoutMs * DRAIN_SHARE);
+  cut.unref();
+  try {
+    const closed = app.close();
+    server.closeIdleConnections();
+    await closed;
+  } finally {
+    clearTimeout(cut);
   }
 }
 

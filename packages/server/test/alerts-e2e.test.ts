@@ -30,12 +30,15 @@ const PROFILES = [
   })),
 ];
 
+/** /metrics carries per-workspace series only for a scraper that holds the token (issue 22). */
+const METRICS_TOKEN = 'metrics-token-for-the-alerts-suite';
+
 for (const { name, available, backend, env: profileEnv } of PROFILES) {
   describe.skipIf(!available)(`alert lifecycle end to end on ${name}`, () => {
     let t: TestApp;
     let second: TestApp;
     beforeAll(async () => {
-      const env = { FEEDLOOP_PUBLIC_URL: PUBLIC_URL, FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', ...profileEnv };
+      const env = { FEEDLOOP_METRICS_TOKEN: METRICS_TOKEN, FEEDLOOP_PUBLIC_URL: PUBLIC_URL, FEEDLOOP_ALERT_INTERVAL_SECONDS: '0.05', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '0.2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', ...profileEnv };
       t = await startTestApp(await backend.open(), env, { worker: true });
       // Another process's worker, as far as the database can tell: its own queue and schedule.
       second = await startTestApp({ db: t.db, close: async () => undefined }, env, { worker: true });
@@ -66,7 +69,8 @@ for (const { name, available, backend, env: profileEnv } of PROFILES) {
         });
       // This workspace's feedloop_alerts_active series on /metrics, its other labels sorted.
       const activeAlertSeries = async (): Promise<string[]> => {
-        const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+        // Per-workspace series are served with the metrics token only (issue 22).
+        const text = (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
         return text
           .split('\n')
           .filter((line) => line.startsWith('feedloop_alerts_active{') && line.includes(`workspace="${t.workspaceId}"`) && line.endsWith(' 1'))

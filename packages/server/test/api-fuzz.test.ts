@@ -6,6 +6,10 @@
  * no 5xx ever, every 4xx a registry code with its status, `/readyz` ready afterwards, and no row
  * written while a group of requests was all rejected.
  *
+ * A second pass sends every query and path parameter of every route a NUL, a lone surrogate (as
+ * invalid UTF-8 bytes) and cut sequences, one at a time: each must be refused with a code, never a
+ * 5xx and never taken (issue 22: NUL in query parameters used to reach the database).
+ *
  * `FUZZ_SEED` and `FUZZ_RUNS` (requests per store, default 10,000) vary the run; the seed is printed.
  */
 import { ERROR_CODES } from '@feedloop/core';
@@ -227,6 +231,42 @@ for (const backend of BACKENDS) {
                   + (SELECT count(*) FROM pipeline_pending))::text AS n`,
         )
       )[0]!.n;
+
+    it('every query and path parameter of every route: NUL, lone surrogates and bad bytes are coded 4xx, never 5xx', { timeout: 300_000 }, async () => {
+      const ops = operationsOf((await t.app.inject({ method: 'GET', url: '/docs/json' })).json());
+      // Percent-encoded: a NUL, a NUL inside text, a lone surrogate as UTF-8 bytes (invalid), a cut sequence.
+      const values = ['%00', 'a%00b', '%ED%A0%80', 'x%E0%A4', '%F0%9F%98%80%00'];
+      const problems: string[] = [];
+      let sent = 0;
+      const fill = (path: string, override?: [string, string]) =>
+        path.replace(/\{([^}]+)\}/g, (_m, name: string) => (override && override[0] === name ? override[1] : FUZZ_RESPONSE));
+      for (const op of ops) {
+        const targets = op.params.filter((p) => p.in === 'query' || p.in === 'path');
+        for (const param of targets) {
+          for (const value of values) {
+            const url = param.in === 'path' ? fill(op.path, [param.name, value]) : `${fill(op.path)}?${encodeURIComponent(param.name)}=${value}`;
+            const body = op.body ? { payload: '{}', headers: { ...t.auth, 'content-type': 'application/json' } } : { headers: t.auth };
+            const res = await t.app.inject({ method: op.method as 'GET', url, ...body });
+            sent++;
+            const what = `${op.method} ${url} → ${res.statusCode} ${res.body.slice(0, 160)}`;
+            if (res.statusCode >= 500) problems.push(`5xx: ${what}`);
+            else if (res.statusCode >= 400) {
+              let code: string | undefined;
+              try {
+                code = (res.json() as { error?: { code?: string } }).error?.code;
+              } catch {
+                code = undefined;
+              }
+              const entry = code === undefined ? undefined : ERROR_CODES[code as keyof typeof ERROR_CODES];
+              if (!entry || entry.status !== res.statusCode) problems.push(`uncoded: ${what}`);
+            } else if (value.includes('%00')) problems.push(`accepted a NUL: ${what}`);
+          }
+        }
+      }
+      console.log(`api-fuzz parameters on ${backend.name}: ${sent} requests`);
+      expect(sent).toBeGreaterThan(100);
+      expect(problems).toEqual([]);
+    });
 
     it(`survives ${RUNS} generated requests: no 5xx, every error coded, nothing written by rejected requests`, { timeout: 600_000 }, async () => {
       console.log(`api-fuzz on ${backend.name}: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`);

@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
       expect(res.statusCode).toBe(200);
       const rows = res.body.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(rows).toEqual([
-        { premise: 'Sales rose 4 % in May, the report concludes.', hypothesis: 'Sales grew in May.', label: 'SUPPORTS', weight: 0.95, original_label: 'NEUTRAL', target_id: 'edge_1' },
+        { premise: 'Sales rose 4 % in May, the report concludes.', hypothesis: 'Sales grew in May.', label: 'SUPPORTS', weight: 0.95, original_label: 'NEUTRAL', target_id: 'edge_1', provenance: { trust: 'verified', verifiedEvents: 1, unverifiedEvents: 0 } },
       ]);
       for (const r of rows) expect(r.premise === '' || r.hypothesis === '' || String(r.hypothesis).startsWith('MCP task')).toBe(false);
       const report = (await req('GET', '/v1/exports/nli?validate=true')).json();

@@ -234,12 +234,25 @@ for (const backend of BACKENDS) {
       expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
     });
 
-    it('publishes the monitoring rates per workspace on /metrics', async () => {
-      const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-      for (const name of ['positive_rate', 'correction_rate', 'escalation_rate', 'response_time_ms']) {
-        expect(text).toContain(`# TYPE feedloop_workspace_${name} gauge`);
+    it('publishes the monitoring rates per workspace on /metrics with FEEDLOOP_METRICS_TOKEN, and no workspace without it', async () => {
+      // Issue 22: without a token /metrics is anyone's, so it carries process-wide figures only.
+      const open = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(open).not.toContain('workspace=');
+      expect(open).not.toContain(t.workspaceId);
+      expect(open).not.toContain('feedloop_workspace_');
+      expect(open).toMatch(/feedloop_feedback_events_total\{status="accepted",code=""\} [1-9]/);
+      // With a token: everything.
+      const token = 'metrics-token-for-the-stats-suite';
+      const guarded = await startTestApp({ db: t.db, close: async () => undefined }, { FEEDLOOP_METRICS_TOKEN: token });
+      try {
+        const text = (await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } })).body;
+        for (const name of ['positive_rate', 'correction_rate', 'escalation_rate', 'response_time_ms']) {
+          expect(text).toContain(`# TYPE feedloop_workspace_${name} gauge`);
+        }
+        expect(text).toContain(`feedloop_workspace_correction_rate{workspace="${t.workspaceId}"} 40`);
+      } finally {
+        await guarded.close();
       }
-      expect(text).toContain(`feedloop_workspace_correction_rate{workspace="${t.workspaceId}"} 40`);
     });
   });
 }

@@ -103,21 +103,24 @@ for (const backend of BACKENDS) {
 
     it('answers bad input with a coded 400 naming the field, and changes nothing', async () => {
       const { workspaceId, secretKey } = await t.otherWorkspace();
-      const cases: Array<[object, string]> = [
-        [{}, 'kind'],
-        [{ kind: 'admin' }, 'kind'],
-        [{ kind: 'public', name: 'a\u0000b' }, 'name'],
-        [{ kind: 'public', name: '\ud800' }, 'name'],
-        [{ kind: 'public', name: 'x'.repeat(101) }, 'name'],
-        [{ kind: 'public', name: '   ' }, 'name'],
-        [{ kind: 'public', extra: 1 }, 'extra'],
+      // What the store cannot hold (a NUL, a lone surrogate) is refused at the edge as UNSTORABLE (issue 22).
+      const INVALID = 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD';
+      const UNSTORABLE = 'FEEDLOOP_ERR_VALIDATION_UNSTORABLE';
+      const cases: Array<[object, string, string]> = [
+        [{}, 'kind', INVALID],
+        [{ kind: 'admin' }, 'kind', INVALID],
+        [{ kind: 'public', name: 'a\u0000b' }, 'name', UNSTORABLE],
+        [{ kind: 'public', name: '\ud800' }, 'name', UNSTORABLE],
+        [{ kind: 'public', name: 'x'.repeat(101) }, 'name', INVALID],
+        [{ kind: 'public', name: '   ' }, 'name', INVALID],
+        [{ kind: 'public', extra: 1 }, 'extra', INVALID],
       ];
-      for (const [payload, field] of cases) {
+      for (const [payload, field, code] of cases) {
         const res = await call('POST', '/v1/keys', bearer(secretKey), payload);
-        expect([res.statusCode, res.json().error.code, res.json().error.field], JSON.stringify(payload)).toEqual([400, 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', field]);
+        expect([res.statusCode, res.json().error.code, res.json().error.field], JSON.stringify(payload)).toEqual([400, code, field]);
       }
       for (const [id, status, code] of [
-        ['%00', 400, 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD'],
+        ['%00', 400, 'FEEDLOOP_ERR_VALIDATION_UNSTORABLE'],
         ['no-such-key', 404, 'FEEDLOOP_ERR_KEY_NOT_FOUND'],
       ] as const) {
         const res = await call('DELETE', `/v1/keys/${id}`, bearer(secretKey));

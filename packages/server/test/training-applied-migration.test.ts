@@ -60,7 +60,7 @@ for (const backend of BACKENDS) {
 
         const next = await createTrainingBatch(db, { workspaceId: ws, kind: 'corrections', minEvents: 1, dir, stream: false });
         expect(next?.batch.eventCount).toBe(1);
-        expect(readFileSync(next?.batch.file as string, 'utf8')).toBe(`${JSON.stringify({ prompt: 'q3?', chosen: 'fixed c3', rejected: 'a3' })}\n`);
+        expect(readFileSync(next?.batch.file as string, 'utf8')).toBe(`${JSON.stringify({ prompt: 'q3?', chosen: 'fixed c3', rejected: 'a3', provenance: { trust: 'verified', verifiedEvents: 1, unverifiedEvents: 0 } })}\n`);
         const [c3] = await db.query<{ applied_to_training: string }>(`SELECT applied_to_training FROM feedback_events WHERE workspace_id = $1 AND id = 'c3'`, [ws]);
         expect(c3?.applied_to_training).toBe(next?.batch.id);
         // The corrections are still SFT examples: another kind, not used yet.

@@ -46,7 +46,9 @@ for (const backend of BACKENDS) {
       expect(r2.json().results.every((x: { status: string }) => x.status === 'accepted')).toBe(true);
       // Generous: 600 events on PGlite took 53 s on the shared 2-core machine under load.
       await t.services.pipeline.idle(180_000);
-      return responses.map((r, i) => JSON.stringify({ prompt: r.query, chosen: `right ${i}`, rejected: r.answer }));
+      // Each corrections row says it is one verified correction (issue 22).
+      const provenance = { trust: 'verified', verifiedEvents: 1, unverifiedEvents: 0 };
+      return responses.map((r, i) => JSON.stringify({ prompt: r.query, chosen: `right ${i}`, rejected: r.answer, provenance }));
     }
 
     it('the threshold makes one batch: file, marks, webhook; a second run repeats nothing', async () => {

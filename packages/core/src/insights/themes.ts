@@ -53,8 +53,12 @@ const TOKEN = /([\p{L}]+(?:['’][\p{L}]+)*)|[^\p{L}\s]+/gu;
 export function commentPhrases(text: string): string[] {
   const table = new PhraseTable();
   const ids: number[] = [];
+  // A Set, not ids.includes: a long comment of many distinct words made that quadratic.
+  const seen = new Set<number>();
   table.eachPhrase(text, (id) => {
-    if (!ids.includes(id)) ids.push(id);
+    if (seen.has(id)) return;
+    seen.add(id);
+    ids.push(id);
   });
   return ids.map((id) => table.text(id));
 }

@@ -107,6 +107,14 @@ function add(map: Map<string, Evidence>, e: Omit<Evidence, 'weight' | 'eventIds'
   map.set(id, open);
 }
 
+/** Longest complaint word quoted in the prompt block. */
+const COMPLAINT_WORD_MAX = 40;
+
+/** A complaint word as the prompt quotes it: letters, digits, `-` and `'` only, bounded. */
+function complaintWord(word: string): string {
+  return word.replace(/[^\p{L}\p{N}'-]/gu, '').slice(0, COMPLAINT_WORD_MAX);
+}
+
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 
 /**
@@ -183,7 +191,10 @@ export function memoryFromFacts(facts: readonly MemoryFacts[], now: Date, option
       kind: 'mistake',
       key: 'complaint',
       value: phrase,
-      text: `This user complained about "${phrase}" (e.g. "${c.example.slice(0, 120)}")`,
+      // The item says it in its own words: a user's comment is never pasted into the prompt, where
+      // "ignore all previous instructions …" would read as an instruction (issue 22). The word is
+      // one of commentPhrases' lower-case words, bounded and quoted as data.
+      text: `This user's negative comments often mention the word "${complaintWord(phrase)}"`,
       support: c.eventIds.length,
       weight: round(c.weight),
       eventIds: c.eventIds,

@@ -54,21 +54,25 @@ function conflictKind(earlier: ScoredSignal, later: ScoredSignal, heavyEditPerce
 
 /**
  * The conflicts among canonically ordered signals and the indexes of the signals they discount:
- * per user, every pair of non-neutral signals of opposite polarity. Signals without a user never
- * conflict: two anonymous votes are most likely two people.
+ * per voter, every pair of non-neutral signals of opposite polarity. A voter is a user id and its
+ * trust: a user's verified signals are theirs, while unverified ones under the same id are only
+ * someone's claim to be them, so the two never conflict and an unverified signal can never
+ * discount a verified one (issue 22). Signals without a user never conflict: two anonymous votes
+ * are most likely two people.
  */
 function findConflicts(ordered: readonly ScoredSignal[], heavyEditPercent: number): { conflicts: SignalConflict[]; discounted: Set<number> } {
-  const byUser = new Map<string, number[]>();
+  const byVoter = new Map<string, { userId: string; indexes: number[] }>();
   ordered.forEach((signal, index) => {
     if (signal.userId === null || signal.polarity === 'neutral') return;
-    const indexes = byUser.get(signal.userId) ?? [];
-    indexes.push(index);
-    byUser.set(signal.userId, indexes);
+    const voter = `${signal.userId}\u0000${signal.verified === false ? 'unverified' : 'verified'}`;
+    const entry = byVoter.get(voter) ?? { userId: signal.userId, indexes: [] };
+    entry.indexes.push(index);
+    byVoter.set(voter, entry);
   });
   const conflicts: SignalConflict[] = [];
   const discounted = new Set<number>();
-  for (const userId of [...byUser.keys()].sort(compareText)) {
-    const indexes = byUser.get(userId) ?? [];
+  for (const voter of [...byVoter.keys()].sort(compareText)) {
+    const { userId, indexes } = byVoter.get(voter) ?? { userId: '', indexes: [] };
     indexes.forEach((earlierIndex, position) => {
       const earlier = ordered[earlierIndex];
       if (!earlier) return;

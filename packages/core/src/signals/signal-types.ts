@@ -108,6 +108,13 @@ export interface ScoredSignal {
   value: number;
   occurredAt: Date;
   editDistance: number | null;
+  /**
+   * Whether the signal is verified for its user (secret key, or a feedback token naming them);
+   * absent counts as verified. An unverified signal's user is a claim (a public key's `userId`,
+   * or the response's user inherited by an anonymous vote), so it never conflicts with, and so
+   * never discounts, the verified signals of that user (issue 22).
+   */
+  verified?: boolean;
 }
 
 /** Two signals of one user on one response that disagree, and what the score made of it. */

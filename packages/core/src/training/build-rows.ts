@@ -67,6 +67,28 @@ function candidateRows(format: ExportFormat, group: PromptGroup, options: Export
   }
 }
 
+/** Where a row's feedback came from (issue 22): the counted events of its prompt group by trust. */
+export interface RowProvenance {
+  /** `verified` when every event is (secret key, or a token naming the user), `unverified` when none is, else `mixed`; `none` without events. */
+  trust: 'verified' | 'unverified' | 'mixed' | 'none';
+  verifiedEvents: number;
+  unverifiedEvents: number;
+}
+
+/**
+ * The provenance of a group's rows: how many of its events are verified and how many are not.
+ *
+ * @example
+ * groupProvenance(group) // { trust: 'verified', verifiedEvents: 3, unverifiedEvents: 0 }
+ */
+export function groupProvenance(group: PromptGroup): RowProvenance {
+  let verifiedEvents = 0;
+  let unverifiedEvents = 0;
+  for (const r of group.responses) for (const e of r.events) e.verified === false ? unverifiedEvents++ : verifiedEvents++;
+  const trust = verifiedEvents + unverifiedEvents === 0 ? 'none' : unverifiedEvents === 0 ? 'verified' : verifiedEvents === 0 ? 'unverified' : 'mixed';
+  return { trust, verifiedEvents, unverifiedEvents };
+}
+
 /**
  * The rows of one prompt group in `format`: built, filtered by `minWeight` (events lighter than it
  * are ignored; in `nli` samples lighter than it), deduplicated within the group, and counted in
@@ -74,12 +96,15 @@ function candidateRows(format: ExportFormat, group: PromptGroup, options: Export
  *
  * @example
  * const tally = emptyTally();
- * buildRows('trl-dpo', group, DEFAULT_EXPORT_OPTIONS, tally) // [{ prompt, chosen, rejected }]
+ * buildRows('trl-dpo', group, DEFAULT_EXPORT_OPTIONS, tally) // [{ prompt, chosen, rejected, provenance }]
  */
 export function buildRows(format: ExportFormat, group: PromptGroup, options: ExportOptions, tally: ExportTally): unknown[] {
   const weighed = options.minWeight === undefined || format === 'nli' ? group : withMinWeight(group, options.minWeight);
   const { rows, key } = candidateRows(format, weighed, options, tally);
   const kept = dedupe(rows, key as DedupKey<unknown>, options, tally);
   tally.rows += kept.length;
-  return kept;
+  if (kept.length === 0) return kept;
+  // Every row says where its feedback came from, so a trainer can weigh or drop it (issue 22).
+  const provenance = groupProvenance(weighed);
+  return kept.map((row) => (typeof row === 'object' && row !== null ? { ...row, provenance } : row));
 }

@@ -55,6 +55,11 @@ export interface ExportEvent {
    * fragment text (premise) and claim text (hypothesis). Absent when its target is not registered.
    */
   targetTexts?: { premise: string | null; hypothesis: string | null };
+  /**
+   * Whether the event is verified for its user (secret key, or a feedback token naming them);
+   * absent counts as verified. Exports take verified events only unless asked (`trust=all`).
+   */
+  verified?: boolean;
 }
 
 /** One response with its events in the order they occurred. */

@@ -42,7 +42,7 @@ describe('PII redactor', () => {
   it('replaces each kind with a marker and leaves the rest of the text alone', () => {
     expect(redactPii('write to ana@example.com, call +44 20 7946 0958').text).toBe('write to [REDACTED:email], call [REDACTED:phone]');
     expect(redactPii('order 123456789 shipped 2026-11-23 for $1,299.00').text).toBe('order 123456789 shipped 2026-11-23 for $1,299.00');
-    expect(redactPii('emp E-12345 left', [{ name: 'employee', pattern: 'E-\\d{5}' }]).text).toBe('emp [REDACTED:employee] left');
+    expect(redactPii('emp E-12345 left', [{ kind: 'employee', spans: (t) => [...t.matchAll(/E-\d{5}/g)].map((m) => [m.index, m.index + m[0].length] as [number, number]) }]).text).toBe('emp [REDACTED:employee] left');
     expect(redactValue({ comment: 'mail me: bo@x.io', n: 3, tags: ['10.1.2.3'] })).toEqual({ comment: 'mail me: [REDACTED:email]', n: 3, tags: ['[REDACTED:ip]'] });
   });
 

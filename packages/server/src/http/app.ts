@@ -7,6 +7,8 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { installAuth } from './auth.js';
+import { installEdgeChecks } from './edge-checks.js';
+import { HeavyReadGate, installHeavyReadGate } from './heavy-reads.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
@@ -75,6 +77,10 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   installAuth(app, services.keys);
   // After authentication (hooks run in order): public keys' rate limit and body cap, before the body is read.
   installPublicLimits(app, config, services.ingest);
+  // UTF-8, faithful numbers, storable query/params/body and nesting depth, on every route (issue 22).
+  installEdgeChecks(app);
+  // Exports, user contexts, insights and stats ranges: capped, so cheap requests keep their latency.
+  installHeavyReadGate(app, new HeavyReadGate(config.heavyReads));
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -8,6 +8,7 @@
  */
 import { NO_CONSENT, consentDecision, redactValue, sampleDecision, sourceOfType, type FeedbackEvent, type WorkspaceSettings } from '@feedloop/core';
 import type { ConsentReader } from './consent-reader.js';
+import { patternMatchers } from './redaction-patterns.js';
 
 /** An event to write (with its sample weight), or its answer already decided. */
 export type Screened =
@@ -30,6 +31,7 @@ export async function screenFeedback(
 ): Promise<Screened[]> {
   const users = [...new Set(events.flatMap((e) => (e.userId === undefined ? [] : [e.userId])))];
   const consents = await consent.read(workspaceId, users);
+  const custom = settings.redactPii ? patternMatchers(settings.redactionPatterns) : [];
   return events.map((event): Screened => {
     const consent = event.userId === undefined ? NO_CONSENT : (consents.get(event.userId) ?? NO_CONSENT);
     const decision = consentDecision(settings.implicitConsent, consent, event.type, event.userId);
@@ -43,8 +45,8 @@ export async function screenFeedback(
     const redacted = settings.redactPii
       ? ({
           ...event,
-          payload: redactValue(event.payload, settings.redactionPatterns),
-          ...(event.metadata === undefined ? {} : { metadata: redactValue(event.metadata, settings.redactionPatterns) }),
+          payload: redactValue(event.payload, custom),
+          ...(event.metadata === undefined ? {} : { metadata: redactValue(event.metadata, custom) }),
         } as FeedbackEvent & { id: string })
       : event;
     return { kind: 'write', event: redacted, sampleWeight };

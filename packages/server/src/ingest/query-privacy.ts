@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { redactPii, redactValue, type ResponseRegistration, type WorkspaceSettings } from '@feedloop/core';
+import { patternMatchers } from './redaction-patterns.js';
 
 /**
  * The response as it will be stored under the workspace's privacy settings.
@@ -15,7 +16,8 @@ import { redactPii, redactValue, type ResponseRegistration, type WorkspaceSettin
  * // 'sha256:9c1e…'
  */
 export function protectResponse<R extends ResponseRegistration>(response: R, settings: WorkspaceSettings): R {
-  const patterns = settings.redactionPatterns;
+  // Operator patterns run on RE2 (linear time), never on a backtracking RegExp.
+  const patterns = patternMatchers(settings.redactionPatterns);
   let query = response.query;
   if (settings.queryPrivacy === 'sha256') query = `sha256:${createHash('sha256').update(response.query).digest('hex')}`;
   else if (settings.queryPrivacy === 'redacted' || settings.redactPii) query = redactPii(response.query, patterns).text;

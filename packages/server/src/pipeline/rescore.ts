@@ -40,6 +40,7 @@ interface ScoreInputRow {
   value: number;
   occurred_at: string;
   edit_distance: number | null;
+  verified: boolean | null;
 }
 
 /**
@@ -68,11 +69,11 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
         `WITH claimed AS (SELECT ws AS workspace_id, rid AS response_id FROM json_to_recordset($1::json) AS x(ws text, rid text)),
          found AS (
            SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.event_id, s.type,
-                  s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance
+                  s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, s.verified
              FROM claimed c
              JOIN workspaces w ON w.id = c.workspace_id
              LEFT JOIN LATERAL (
-               SELECT s.*, e.edit_distance FROM feedback_signals s
+               SELECT s.*, e.edit_distance, e.verified FROM feedback_signals s
                  JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
                  JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
                                        AND e.superseded_by IS NULL
@@ -104,6 +105,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           value: r.value,
           occurredAt: new Date(r.occurred_at),
           editDistance: r.edit_distance,
+          verified: r.verified !== false,
         });
       }
       const scores = [...byResponse.values()]

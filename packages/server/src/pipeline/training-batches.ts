@@ -99,7 +99,11 @@ export async function createTrainingBatch(db: SqlClient, request: TrainingBatchR
 /** Events of a workspace that are examples (counted, neither a duplicate nor a replaced vote), as `e` with their signal `s`. */
 const COUNTED_EVENTS = `feedback_events e
   JOIN feedback_signals s ON s.workspace_id = e.workspace_id AND s.event_id = e.id AND s.status = 'counted'`;
-const NOT_DUPLICATE = 'e.duplicate_of IS NULL AND e.superseded_by IS NULL';
+/**
+ * Examples are events that count and are verified for their user (secret key, or a feedback token
+ * naming them): a public key's feedback is anyone's, and a batch trains the next model (issue 22).
+ */
+const NOT_DUPLICATE = 'e.duplicate_of IS NULL AND e.superseded_by IS NULL AND e.verified';
 
 /**
  * Claims up to `limit` unused examples of the kind for the batch, oldest first, and returns how

@@ -54,28 +54,30 @@ export async function workspaceAggregates(db: SqlExecutor, workspaceId: string, 
   );
 }
 
-/** One cross-workspace group: its counts, users and the workspaces it spans. */
-export interface BaselineGroup extends AggregateGroup {
-  workspaces: number;
+/** One workspace's part of a cross-workspace group, with that workspace's stored settings. */
+export interface BaselinePartRow extends AggregateGroup {
+  workspaceId: string;
+  /** The workspace's stored settings (its `kAnonymity` decides whether its part may be shown). */
+  settings: unknown;
 }
 
 /**
- * The tenant's counted feedback of a period across all its workspaces, grouped; a user is a
- * (workspace, user id) pair: the same id in two workspaces is not assumed to be one person.
+ * The tenant's counted feedback of a period, grouped, one row per group and workspace (a user is
+ * a (workspace, user id) pair: the same id in two workspaces is not assumed to be one person), so
+ * each workspace's own k can be applied to its own part (core suppressBaselineParts).
  *
  * @example
- * await tenantBaselines(db, 'default', 'model', from, to) // [{ group: 'gpt-4o', workspaces: 3, users: 140, … }]
+ * await tenantBaselineParts(db, 'default', 'model', from, to) // [{ group: 'gpt-4o', workspaceId: 'ws-1', users: 14, settings, … }]
  */
-export async function tenantBaselines(db: SqlExecutor, tenantId: string, groupBy: AggregateGroupBy, from: Date, to: Date): Promise<BaselineGroup[]> {
-  return db.query<BaselineGroup>(
+export async function tenantBaselineParts(db: SqlExecutor, tenantId: string, groupBy: AggregateGroupBy, from: Date, to: Date): Promise<BaselinePartRow[]> {
+  return db.query<BaselinePartRow>(
     `SELECT ${GROUP_EXPR[groupBy]} AS "group", ${SELECT_COUNTS},
-            count(DISTINCT (s.workspace_id, s.user_id)) FILTER (WHERE s.user_id IS NOT NULL)::int AS users,
-            count(DISTINCT s.workspace_id)::int AS workspaces
+            count(DISTINCT s.user_id)::int AS users, w.id AS "workspaceId", min(w.settings::text)::jsonb AS settings
        FROM workspaces w
        JOIN feedback_signals s ON s.workspace_id = w.id
        JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
       WHERE w.tenant_id = $1 AND s.status = 'counted' AND s.occurred_at >= $2 AND s.occurred_at < $3
-      GROUP BY 1 ORDER BY 1 NULLS LAST`,
+      GROUP BY 1, w.id ORDER BY 1 NULLS LAST, w.id`,
     [tenantId, from, to],
   );
 }

@@ -20,7 +20,18 @@ export interface ExportFilters {
   minScore?: number;
   /** Leave out the events already in a training batch of this kind (`training_applied_events`). */
   unused?: string;
+  /**
+   * Which feedback is read: `verified` (the default) only events verified for their user (secret
+   * key, or a feedback token naming them); `all` public-key events too (issue 22: an unverified
+   * correction must not become training data unless asked for).
+   */
+  trust?: ExportTrust;
 }
+
+/** The `trust` values of an export: verified feedback only (the default), or all of it. */
+export const EXPORT_TRUST = ['verified', 'all'] as const;
+/** One of {@link EXPORT_TRUST}. */
+export type ExportTrust = (typeof EXPORT_TRUST)[number];
 
 /** Where a page starts: after this normalized-prompt key and response id. */
 export interface PromptCursor {
@@ -159,13 +170,15 @@ interface EventRow {
   learning_signal: StoredLearningSignal | null;
   premise_text: string | null;
   hypothesis_text: string | null;
+  verified: boolean;
 }
 
 /**
  * The counted events of some responses: neither content duplicates nor replaced votes, and not
  * dropped or failed by the pipeline (an event it has not processed yet is read, without weight or
  * learning signal). Each response's events come in the order they were stored. With `unused`, the
- * events already in a training batch of that kind are left out.
+ * events already in a training batch of that kind are left out; with `trust` `verified` (the
+ * default), the events not verified for their user are.
  *
  * @example
  * const records = await readResponseEvents(db, 'ws-1', page.map((p) => p.response));
@@ -175,6 +188,7 @@ export async function readResponseEvents(
   workspaceId: string,
   responses: readonly ExportResponse[],
   unused?: string,
+  trust: ExportTrust = 'verified',
 ): Promise<ResponseRecord[]> {
   const rows = await db.query<EventRow>(
     // One index probe a response (feedback_events_response in each partition), and one a event in
@@ -182,7 +196,7 @@ export async function readResponseEvents(
     // join over the workspace's whole partition and a hash of all its signals, for every page
     // (ANY($2) did the same): O(workspace) a page.
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            e.weight, e.learning_signal,
+            e.weight, e.learning_signal, e.verified,
             -- A label correction's texts from the registered targets (issue 24): an edge's fragment
             -- and claim, or the fragment or claim itself.
             CASE rt.kind WHEN 'edge' THEN rf.text WHEN 'fragment' THEN rt.text END AS premise_text,
@@ -193,6 +207,7 @@ export async function readResponseEvents(
        FROM feedback_events e
        LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
        WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL
+         AND ($4::boolean OR e.verified)
          AND ($3::text IS NULL OR NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = $1 AND a.kind = $3 AND a.event_id = e.id))
        OFFSET 0
      ) e
@@ -201,7 +216,7 @@ export async function readResponseEvents(
      LEFT JOIN registered_targets rc ON rc.workspace_id = $1 AND rc.target_id = rt.claim_id
      WHERE e.status IS NULL OR e.status = 'counted'
      ORDER BY e.response_id, e.seq`,
-    [workspaceId, responses.map((r) => r.id), unused ?? null],
+    [workspaceId, responses.map((r) => r.id), unused ?? null, trust === 'all'],
   );
   const records = new Map<string, ResponseRecord>(responses.map((response) => [response.id, { response, events: [] }]));
   for (const row of rows) {
@@ -220,6 +235,7 @@ export async function readResponseEvents(
       weight: row.weight,
       learningSignal,
       ...(row.premise_text !== null || row.hypothesis_text !== null ? { targetTexts: { premise: row.premise_text, hypothesis: row.hypothesis_text } } : {}),
+      verified: row.verified,
     } satisfies ExportEvent);
   }
   return [...records.values()];

@@ -75,7 +75,7 @@ export async function* promptGroups(
   let pending: PromptGroup | undefined;
   for (;;) {
     const page = await readResponsePage(db, workspaceId, filters, cursor, pageSize);
-    const records = page.length === 0 ? [] : await readResponseEvents(db, workspaceId, page.map((p) => p.response), filters.unused);
+    const records = page.length === 0 ? [] : await readResponseEvents(db, workspaceId, page.map((p) => p.response), filters.unused, filters.trust);
     if (withHistory) await addConversationHistory(db, workspaceId, records);
     const groups = groupsOf(page.map((p, i) => ({ key: p.key, record: records[i] as ResponseRecord })));
     const first = groups[0];

@@ -14,10 +14,14 @@ import {
   type ExportFormat,
   type ExportOptions,
   type PromptGroup,
+  type RowProvenance,
   type TrainingBatchKindName,
 } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { addConversationHistory, readResponseEvents, readResponsesById } from './export-reads.js';
+
+/** A corrections row's provenance: one correction, verified for its user (the only kind claimed). */
+const CORRECTION_PROVENANCE: RowProvenance = { trust: 'verified', verifiedEvents: 1, unverifiedEvents: 0 };
 
 /** Yields the JSONL lines (no newline) of one batch: its events' rows, in log order. */
 export type BatchLines = (db: SqlExecutor, workspaceId: string, batchId: string) => AsyncIterable<string>;
@@ -42,7 +46,8 @@ export async function* correctionDpoLines(db: SqlExecutor, workspaceId: string, 
         ORDER BY e.seq LIMIT ${PAGE}`,
       [workspaceId, batchId, after],
     );
-    for (const r of rows) yield JSON.stringify({ prompt: r.prompt, chosen: r.chosen, rejected: r.rejected });
+    // Claims take verified corrections only (pipeline/training-batches.ts): each row is one.
+    for (const r of rows) yield JSON.stringify({ prompt: r.prompt, chosen: r.chosen, rejected: r.rejected, provenance: CORRECTION_PROVENANCE });
     if (rows.length < PAGE) return;
     after = Number(rows[rows.length - 1]?.seq);
   }

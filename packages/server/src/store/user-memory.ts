@@ -50,8 +50,13 @@ export const MEMORY_EVENT_COLUMNS = `e.seq::float8 AS seq, e.id, e.type, e.paylo
  */
 export const MEMORY_RESPONSE_JOIN = `LEFT JOIN LATERAL (SELECT answer, query_type FROM responses WHERE workspace_id = $1 AND id = e.response_id OFFSET 0) r ON true`;
 
-/** The events a user's memory counts: their own, neither duplicates nor votes they replaced. */
-export const MEMORY_EVENT_FILTER = 'workspace_id = $1 AND user_id = $2 AND duplicate_of IS NULL AND superseded_by IS NULL';
+/**
+ * The events a user's memory counts: their own, verified for them, neither duplicates nor votes
+ * they replaced. Verified (issue 22): sent with a secret key, or with a feedback token naming that
+ * user. A public key's `userId` is anyone's claim, and memory is pasted into the next prompt: an
+ * unverified event must not be able to teach anything to another user's memory.
+ */
+export const MEMORY_EVENT_FILTER = 'workspace_id = $1 AND user_id = $2 AND verified AND duplicate_of IS NULL AND superseded_by IS NULL';
 
 /**
  * The user's newest events (duplicates and replaced votes left out) with their response's answer

@@ -151,8 +151,9 @@ export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { inges
         'queryId names a registered response; explicit feedback is taken within the workspace feedback window (24 h by default). ' +
         'rating positive → thumbs_up, negative → thumbs_down with { category, comment }; query, answer, sources, experimentId ' +
         'and variant are kept in metadata, the registered response being the source of truth. experimentId and variant also tag ' +
-        'the response when it carries neither (a response registered with an experiment or variant keeps its own). An entry without ' +
-        'userId is deduplicated by client (IP address and user agent, hashed under the privacy key) within the dedup window.',
+        'the response when it carries neither (a response registered with an experiment or variant keeps its own), with a secret key only: ' +
+        'a public key never assigns experiments. An entry without userId is deduplicated by client (IP address and user agent, hashed ' +
+        'under the privacy key) within the dedup window.',
       tags: TAGS,
       body: withValidator(ragFeedbackEntrySchema, mapRagFeedbackEntry),
       response: { 201: ragAcceptedSchema, 200: ragAcceptedSchema },
@@ -162,7 +163,10 @@ export const compatRoutes: FastifyPluginAsync<AppServices> = async (app, { inges
       // After the entry is stored (or known), so a refused entry changes nothing. The body is the
       // mapped event by now (the validator's value), as `submit` reads it.
       const event = (request as FastifyRequest).body as FeedbackEvent;
-      await tagResponseExperiment(db, authOf(request).workspaceId, event.responseId, entryExperimentTags(event));
+      // Only a secret key assigns experiments (issue 22): a public key is in every browser, and a
+      // tag decides which variant a response's feedback counts for.
+      const auth = authOf(request);
+      if (auth.kind === 'secret') await tagResponseExperiment(db, auth.workspaceId, event.responseId, entryExperimentTags(event));
       // As /v1/responses: 201 when something was created, 200 when this entry was already known.
       return reply.status(outcome.status === 'accepted' ? 201 : 200).send({ id: outcome.id, status: outcome.status });
     },

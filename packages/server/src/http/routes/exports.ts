@@ -26,7 +26,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import type { ExportFilters } from '../../store/export-reads.js';
+import { EXPORT_TRUST, type ExportFilters } from '../../store/export-reads.js';
 import { exportJsonl, trainingExampleRows, validateExport } from '../../store/export-stream.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -44,6 +44,7 @@ const filterQuery = {
   variant: label.optional(),
   minScore: z.coerce.number().min(-1).max(1).optional().describe('Minimum composite score of the response, -1 to 1'),
   unused: z.enum(TRAINING_BATCH_KIND_NAMES).optional().describe('Leave out the events already in a training batch of this kind'),
+  trust: z.enum(EXPORT_TRUST).default('verified').describe('verified (default): only feedback verified for its user (secret key, or a token naming the user); all: public-key feedback too'),
 };
 
 const exportQuery = z.strictObject({
@@ -72,6 +73,7 @@ function filtersOf(q: FilterInput): ExportFilters {
     ...(q.variant ? { variant: q.variant } : {}),
     ...(q.minScore === undefined ? {} : { minScore: q.minScore }),
     ...(q.unused ? { unused: q.unused } : {}),
+    ...(q.trust ? { trust: q.trust } : {}),
   };
 }
 
@@ -92,6 +94,8 @@ export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, { db })
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/v1/exports/:format', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: 'Stream training data as JSONL (application/x-ndjson); validate=true answers the validator report',
       description: `format: one of ${EXPORT_FORMATS.join(', ')}. Rows and rules: docs/exports.md.`,
@@ -126,6 +130,8 @@ export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, { db })
   });
 
   r.get('/api/rag/feedback/export', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: 'Phase 4.1 RAG seed: training examples (query, positiveAnswer, negativeAnswer?, context, rating) as a JSON array or JSONL',
       description: 'Positively judged answers with their context; each paired, when there is one, with a negative answer to the same normalized query.',

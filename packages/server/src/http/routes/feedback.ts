@@ -19,6 +19,7 @@ import { decodeCursor, listFeedback } from '../../store/feedback-queries.js';
 import { authOf } from '../auth.js';
 import { chargeEvents } from '../public-limits.js';
 import type { AppServices } from '../services.js';
+import { judgeItems } from '../batch-items.js';
 import { withValidator } from '../validation.js';
 
 const outcomeSchema = z.object({
@@ -83,7 +84,7 @@ export const feedbackRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
   });
 
   r.post('/v1/feedback/batch', {
-    config: { access: 'public' },
+    config: { access: 'public', itemsJudgedAlone: true },
     bodyLimit: config.batchBodyLimitBytes,
     schema: {
       summary: 'Submit up to 1,000 feedback events; each is judged alone',
@@ -95,7 +96,7 @@ export const feedbackRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
       const auth = authOf(request);
       const inputs = (request.body as { events: unknown[] }).events;
       await chargeEvents(request, ingest, config, inputs.length, { batch: true });
-      const checked = inputs.map(validateFeedbackEvent);
+      const checked = judgeItems(inputs, validateFeedbackEvent, config.bodyLimitBytes);
       const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
       const written = await ingest.submitFeedback(auth, valid);
       let next = 0;

@@ -20,6 +20,26 @@ function hasToken(request: FastifyRequest, token: string): boolean {
   return timingSafeEqual(digest(match[1]), digest(token));
 }
 
+/**
+ * Prometheus text without any series labelled `workspace`, and without the HELP and TYPE lines of
+ * the families left with no series: what `/metrics` serves when no token protects it.
+ *
+ * @example
+ * withoutWorkspaceSeries('# TYPE a gauge\na{workspace="w1"} 1\n# TYPE b counter\nb 2\n') // '# TYPE b counter\nb 2\n'
+ */
+export function withoutWorkspaceSeries(text: string): string {
+  const kept = text.split('\n').filter((l) => l.startsWith('#') || !/[{,]workspace="/.test(l));
+  const withSeries = new Set(kept.filter((l) => l !== '' && !l.startsWith('#')).map((l) => /^[A-Za-z_:][A-Za-z0-9_:]*/.exec(l)?.[0] ?? ''));
+  // A histogram's or summary's series carry suffixes of their family's name.
+  const hasSeries = (name: string) => ['', '_bucket', '_sum', '_count'].some((suffix) => withSeries.has(`${name}${suffix}`));
+  return kept
+    .filter((l) => {
+      const m = /^# (?:HELP|TYPE) ([A-Za-z_:][A-Za-z0-9_:]*)/.exec(l);
+      return m === null || hasSeries(m[1] as string);
+    })
+    .join('\n');
+}
+
 /** The operational routes. */
 export const healthRoutes: FastifyPluginAsync<AppServices> = async (app, { db, metrics, config }) => {
   app.get('/healthz', { config: { access: 'none' }, schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -49,6 +69,9 @@ export const healthRoutes: FastifyPluginAsync<AppServices> = async (app, { db, m
             field: 'authorization',
           });
     }
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    const text = await metrics.registry.metrics();
+    // Without a token anyone can scrape: process-wide figures only, no workspace's id, rates or
+    // alert states (issue 22). With a token, everything.
+    return reply.type(metrics.registry.contentType).send(config.metricsToken === undefined ? withoutWorkspaceSeries(text) : text);
   });
 };

@@ -94,6 +94,8 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
   const fallback = new CorrectionClassCache();
 
   r.get('/v1/insights', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: 'Insights: correction patterns, lowest satisfaction, highest escalation, rising themes (UTC days, default the last 30)',
       tags: ['insights'],

@@ -2,14 +2,14 @@
  * Privacy routes (issue 11, docs/privacy.md): end users' consent, what is stored about them,
  * their erasure, the audit log, and aggregates with k-anonymity.
  */
-import { consentInputSchema, idSchema, suppressSmallGroups, timestampSchema } from '@feedloop/core';
+import { consentInputSchema, idSchema, resolveWorkspaceSettings, suppressBaselineParts, suppressSmallGroups, timestampSchema } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { rescoreDirtyResponses } from '../../pipeline/rescore.js';
 import { rollupDirtyDays } from '../../pipeline/rollup.js';
-import { AGGREGATE_GROUP_BY, tenantBaselines, workspaceAggregates } from '../../store/aggregates.js';
+import { AGGREGATE_GROUP_BY, tenantBaselineParts, workspaceAggregates } from '../../store/aggregates.js';
 import { appendAudit, auditKey, listAudit, userSubject } from '../../store/audit-log.js';
 import { changeConsent, readConsent } from '../../store/consent.js';
 import { eraseUser } from '../../store/erasure.js';
@@ -116,7 +116,9 @@ export const privacyRoutes: FastifyPluginAsync<AppServices> = async (app, { db, 
     const ws = await findWorkspace(db, auth.workspaceId);
     if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', 'the workspace of this key is gone');
     const { from, to } = periodOf(request.query);
-    const groups = await tenantBaselines(db, ws.tenantId, request.query.groupBy, from, to);
-    return { from: from.toISOString(), to: to.toISOString(), groupBy: request.query.groupBy, ...suppressSmallGroups(groups, auth.settings.kAnonymity) };
+    const rows = await tenantBaselineParts(db, ws.tenantId, request.query.groupBy, from, to);
+    // Each workspace's own k applies to its own part, and the strictest k to the group (issue 22).
+    const parts = rows.map(({ workspaceId: _ws, settings, ...counts }) => ({ ...counts, k: resolveWorkspaceSettings(settings).kAnonymity }));
+    return { from: from.toISOString(), to: to.toISOString(), groupBy: request.query.groupBy, ...suppressBaselineParts(parts, auth.settings.kAnonymity) };
   });
 };

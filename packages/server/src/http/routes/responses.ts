@@ -11,6 +11,7 @@ import { getResponseQuality } from '../../store/response-quality.js';
 import { getResponse } from '../../store/responses.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
+import { judgeItems } from '../batch-items.js';
 import { withValidator } from '../validation.js';
 
 const batchSchema = withValidator(
@@ -64,6 +65,7 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
 
   r.post('/v1/responses/batch', {
     bodyLimit: config.batchBodyLimitBytes,
+    config: { itemsJudgedAlone: true },
     schema: {
       summary: 'Register up to 1,000 responses; each is judged alone',
       tags: ['responses'],
@@ -72,7 +74,7 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
     },
     handler: async (request, reply) => {
       const inputs = (request.body as { responses: unknown[] }).responses;
-      const checked = inputs.map(validateResponse);
+      const checked = judgeItems(inputs, validateResponse, config.bodyLimitBytes);
       const valid = checked.flatMap((c) => (c.ok ? [c.value] : []));
       const written = await ingest.registerResponses(authOf(request), valid);
       let next = 0;

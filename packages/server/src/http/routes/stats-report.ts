@@ -124,6 +124,8 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
   const readLive: LiveFieldsReader = (workspaceId, d) => pipeline.liveCounters.read(workspaceId, d);
 
   r.get('/v1/stats', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: 'Stats over a range: satisfaction with its interval, rolling 7-day, by category, by day, top issues, rates, trend',
       description:
@@ -152,6 +154,8 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
   });
 
   r.get('/api/rag/feedback/stats', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: 'Phase 4.1 RAG seed: FeedbackStats over a range (default: the last 30 days)',
       description: 'satisfactionRate is the seed\'s positive / total, a fraction 0–1 (the seed\'s unit; feedloop\'s /v1 routes give percentages); 0 without ratings. total counts positive + negative ratings.',

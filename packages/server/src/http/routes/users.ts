@@ -20,6 +20,8 @@ const query = z.strictObject({
 export const userRoutes: FastifyPluginAsync<AppServices> = async (app, { memory: windows }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get('/v1/users/:userId/context', {
+    // A heavy read: under the per-workspace and per-process cap (http/heavy-reads.ts).
+    config: { heavyRead: true },
     schema: {
       summary: "A user's memory: mistakes to avoid, style, domain calibration (?explain=true names the events)",
       tags: ['memory'],
