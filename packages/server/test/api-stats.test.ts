@@ -69,8 +69,25 @@ for (const backend of BACKENDS) {
         { query: 'sales last month', negativeCount: 1 },
       ]);
       expect(s.byDay.at(-1)).toMatchObject({ date: today(), positive: 2, negative: 2, satisfactionRate: 50 });
-      expect(s.trend.direction).toBe('stable');
+      // One day of ratings: never "stable" on too little.
+      expect(s.trend).toMatchObject({ direction: 'not_enough_days', verdict: 'not enough days: 1 of 7', days: 1, requiredDays: 7 });
+      expect(s.recentDrop).toMatchObject({ detected: false, verdict: null });
       expect(s.live).toEqual({ day: today(), source: 'counters' });
+    });
+
+    it('rounds every number at the edge to the precision it has (6 significant digits at most)', async () => {
+      const res = await get('/v1/stats?groupBy=day');
+      const long: Array<[string, number]> = [];
+      const walk = (v: unknown, path: string): void => {
+        if (typeof v === 'number' && Number(v.toPrecision(6)) !== v) long.push([path, v]);
+        else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+        else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+      };
+      walk(res.json(), '');
+      expect(long).toEqual([]);
+      // The figure the Overview named unformatted: a mean of ms, whole ms at most.
+      const ms = res.json().avgResponseTimeMs;
+      expect(ms === null || Number.isInteger(ms)).toBe(true);
     });
 
     it('reads a day in pages that together are the one-page read, whatever the page size', async () => {

@@ -59,7 +59,24 @@ const measures = {
 };
 const linear = z.object({ n: z.number(), slope: rate, intercept: rate, slopeStdError: rate, t: rate, df: z.number(), pValue: rate });
 const mk = z.object({ n: z.number(), s: z.number(), variance: z.number(), z: z.number(), pValue: z.number(), tau: rate });
-const trend = z.object({ direction: z.enum(['improving', 'stable', 'declining']), days: z.number().int(), regression: linear, mannKendall: mk });
+const trend = z.object({
+  direction: z.enum(['improving', 'stable', 'declining', 'not_enough_days']),
+  verdict: z.string().describe('The words to show: the direction, or "not enough days: N of 7"'),
+  days: z.number().int(),
+  requiredDays: z.number().int(),
+  regression: linear,
+  mannKendall: mk,
+});
+const recentDrop = z
+  .object({
+    detected: z.boolean(),
+    days: z.number().int(),
+    rate,
+    rated: z.number().int(),
+    baseline: z.object({ rate, lower: rate, upper: rate, rated: z.number().int() }),
+    verdict: z.string().nullable(),
+  })
+  .describe('A sharp drop of the last 2–3 days below the 7-day line before them and its 95 % interval (docs/metrics.md)');
 
 const statsResponse = z.object({
   from: z.string(),
@@ -71,6 +88,7 @@ const statsResponse = z.object({
   topIssues: z.array(z.object({ query: z.string(), negativeCount: z.number().int() })),
   errorCategories: z.array(z.object({ category: z.string(), count: z.number().int(), share: z.number() })),
   trend,
+  recentDrop,
   groupBy: z.enum(STATS_GROUP_BY).nullable(),
   groups: z.array(z.object({ key: z.string(), ...measures })),
   baseline: z.object({ source: z.enum(['default', 'workspace']), satisfactionRate: rate, minimumRated: z.number().int(), rated: z.number().int() }),
@@ -171,7 +189,8 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
         byCategory: report.byCategory,
         byDay: report.byDay.map((d) => ({ date: d.date, positive: d.positive, negative: d.negative })),
         topIssues: report.topIssues,
-        trend: report.trend.direction,
+        // Phase 4.1's enum has no "not enough days": its contract reads that as stable.
+        trend: report.trend.direction === 'not_enough_days' ? 'stable' : report.trend.direction,
       };
     },
   });
