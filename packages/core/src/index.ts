@@ -267,7 +267,7 @@ export { SHORTENED_RATIO, STYLE_INSTRUCTIONS, styleChanges, styleFeatures, type 
 export { COMPLAINT_EXAMPLE_LENGTH, MEMORY_FACTS_VERSION, memoryFacts, type MemoryEvent, type MemoryFacts } from './memory/memory-facts.js';
 export { MEMORY_DEFAULTS, contextText, decayWeight, memoryFromFacts, userMemory, type MemoryItem, type MemoryOptions, type UserMemory } from './memory/user-memory.js';
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
-export { betaQuantile } from './stats/distributions.js';
+export { betaQuantile, binomialUpperTail } from './stats/distributions.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';
 export { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES, isTrainingBatchKind, type TrainingBatchKindName } from './training/batch-kinds.js';
 export { previewAlerts, type HourlyRegistered, type PreviewedAlert } from './alerts/preview-alerts.js';
