@@ -10,9 +10,11 @@ import {
   countCorrectionPatterns,
   eventSample,
   highestEscalation,
+  commentPolarity,
   lowestSatisfaction,
-  risingThemes,
+  phraseThemes,
   utcDay,
+  type PhraseComment,
   type ClassifiedCorrection,
   type EventSample,
   type Ranking,
@@ -20,6 +22,7 @@ import {
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { commentPhrasesOf, sentimentOf } from '../../nlp.js';
 import { CorrectionClassCache, fromStoredClass } from '../../store/correction-class.js';
 import { INSIGHT_EVENTS_LIMIT, readDimensionTotals, readInsightEvents, type InsightEvent } from '../../store/insights-queries.js';
 import { authOf } from '../auth.js';
@@ -129,9 +132,10 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
         (item) => sampleOf(events, item.escalated, (e) => e.type === 'escalation' && e.queryType === item.name),
       );
 
-      const comments = events.filter((e) => e.comment !== null).map((e) => ({ eventId: e.id, text: e.comment ?? '' }));
-      const previousComments = before.events.filter((e) => e.comment !== null).map((e) => ({ eventId: e.id, text: e.comment ?? '' }));
-      const themes = risingThemes(comments, previousComments, { limit: LISTED });
+      const comments = events.filter((e) => e.comment !== null).map(phraseComment);
+      const previousComments = before.events.filter((e) => e.comment !== null).map(phraseComment);
+      const { complaints, praise } = phraseThemes(comments, previousComments, { limit: LISTED });
+      const shown = (themes: typeof complaints) => themes.map(({ eventIds, ...t }) => ({ ...t, events: eventSample(eventIds) }));
 
       return {
         workspaceId,
@@ -150,12 +154,24 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
           comments: comments.length,
           previousComments: previousComments.length,
           sampled: current.sampled || before.sampled,
-          themes: themes.map(({ eventIds, ...t }) => ({ ...t, events: eventSample(eventIds) })),
+          // Complaints (the comments of negative feedback); praise apart.
+          themes: shown(complaints),
+          praise: shown(praise),
         },
       };
     },
   });
 };
+
+/**
+ * A comment as themes read it: its phrases (wink-nlp, server/src/nlp.ts) and its side, the
+ * feedback's own polarity (or, for a plain comment, its sentiment).
+ */
+function phraseComment(e: InsightEvent): PhraseComment {
+  const text = e.comment ?? '';
+  const polarity = commentPolarity(e.type, e.rating, e.type === 'comment' || e.type === 'add_note' ? sentimentOf(text) : 0);
+  return { eventId: e.id, userId: e.userId, polarity, phrases: commentPhrasesOf(text) };
+}
 
 function withEvents<T>(ranking: Ranking<T>, events: (item: T) => EventSample): Ranking<T & { events: EventSample }> {
   return { ...ranking, ranked: ranking.ranked.map((item) => ({ ...item, events: events(item) })) };
