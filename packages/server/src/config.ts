@@ -69,6 +69,7 @@ const envSchema = z.object({
   }),
   FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
+  FEEDLOOP_EMBEDDING_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
   FEEDLOOP_DASHBOARD_DIR: optionalString,
 });
 
@@ -149,6 +150,11 @@ export interface Config {
    * `http://HOST:PORT`, which is only right when nothing sits in front of the server.
    */
   readonly publicUrl: string;
+  /**
+   * An operator's embedding endpoint (`FEEDLOOP_EMBEDDING_URL`, off by default): when set, rising
+   * themes whose phrases it embeds close together are one theme (docs/insights.md, "Semantic").
+   */
+  readonly embeddingUrl: string | undefined;
   /** The audit log's HMAC key for end-user ids (`FEEDLOOP_AUDIT_KEY`); unset: one made and kept in the database. */
   readonly auditKey: string | undefined;
   /** Where retention archives events: a folder, or `s3://bucket/prefix` (`FEEDLOOP_ARCHIVE`; default `<data dir>/archive`). */
@@ -224,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
+    embeddingUrl: e.FEEDLOOP_EMBEDDING_URL,
     dashboardDir: e.FEEDLOOP_DASHBOARD_DIR ? resolve(cwd, e.FEEDLOOP_DASHBOARD_DIR) : undefined,
   });
 }

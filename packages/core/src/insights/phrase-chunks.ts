@@ -25,6 +25,8 @@ const MAX_NOUN_WORDS = 3;
 const LIGHT_VERBS: ReadonlySet<string> = new Set(['be', 'have', 'do', 'get', 'make', 'go', 'say', 'use', 'give', 'want', 'need', 'try', 'let', 'seem', 'look', 'ask', 'know', 'think', 'see', 'take', 'come', 'work']);
 /** Degree adverbs that belong to the adjective they modify ("too long"). */
 const DEGREE: ReadonlySet<string> = new Set(['too', 'very', 'so', 'overly', 'really', 'quite', 'way', 'much']);
+/** Words that are no phrase alone (determiner-like adjectives, fillers, times). */
+const EMPTY_ALONE: ReadonlySet<string> = new Set(['such', 'other', 'same', 'own', 'many', 'much', 'more', 'few', 'last', 'next', 'way', 'lot', 'bit', 'thing', 'stuff', 'today', 'time', 'yesterday', 'now', 'again', 'kind', 'sort']);
 /** Negation particles, as a tagger may leave them unflagged. */
 const NEGATIONS: ReadonlySet<string> = new Set(['not', "n't", 'no', 'never']);
 const isNoun = (t: TaggedToken | undefined): boolean => t !== undefined && (t.pos === 'NOUN' || t.pos === 'PROPN');
@@ -43,8 +45,9 @@ const norm = (t: TaggedToken): string => (t.lemma || t.text).toLowerCase();
 export function chunkPhrases(tokens: readonly TaggedToken[]): string[] {
   const out: string[] = [];
   const push = (words: string[]): void => {
-    const phrase = words.filter(isWord).join(' ');
-    if (phrase && !out.includes(phrase)) out.push(phrase);
+    const kept = words.filter(isWord);
+    const phrase = kept.join(' ');
+    if (phrase && !(kept.length === 1 && EMPTY_ALONE.has(phrase)) && !out.includes(phrase)) out.push(phrase);
   };
   let i = 0;
   while (i < tokens.length) {

@@ -81,13 +81,53 @@ export function nearDuplicates(a: string, b: string): boolean {
 export function phraseThemes(
   current: readonly PhraseComment[],
   previous: readonly PhraseComment[],
-  options: { minSupport?: number; limit?: number; alpha?: number } = {},
+  options: ThemeOptions = {},
 ): { complaints: PhraseTheme[]; praise: PhraseTheme[] } {
   const pick = (polarity: 'negative' | 'positive') => themesOf(current.filter((c) => c.polarity === polarity), previous.filter((c) => c.polarity === polarity), options);
   return { complaints: pick('negative'), praise: pick('positive') };
 }
 
-function themesOf(current: readonly PhraseComment[], previous: readonly PhraseComment[], options: { minSupport?: number; limit?: number; alpha?: number }): PhraseTheme[] {
+/** How {@link phraseThemes} ranks and merges. */
+export interface ThemeOptions {
+  minSupport?: number;
+  limit?: number;
+  alpha?: number;
+  /**
+   * Two phrases are one theme beyond the lexical test (e.g. {@link semanticSameTheme} over an
+   * operator's embeddings): "sluggish response" with "too slow".
+   */
+  sameTheme?: (a: string, b: string) => boolean;
+}
+
+/** Cosine similarity from which two embedded phrases are one theme. */
+export const SEMANTIC_THEME_COSINE = 0.85;
+
+/**
+ * A `sameTheme` test from phrase embeddings: cosine similarity at least `threshold`, never
+ * across a negation; phrases without a vector are never merged this way.
+ *
+ * @example
+ * const same = semanticSameTheme(new Map([['too slow', [1, 0]], ['sluggish response', [0.95, 0.1]]]));
+ * same('too slow', 'sluggish response') // true
+ */
+export function semanticSameTheme(vectors: ReadonlyMap<string, readonly number[]>, threshold = SEMANTIC_THEME_COSINE): (a: string, b: string) => boolean {
+  return (a, b) => {
+    const va = vectors.get(a);
+    const vb = vectors.get(b);
+    if (!va || !vb || va.length !== vb.length || wordsOf(a).has('not') !== wordsOf(b).has('not')) return false;
+    let dot = 0;
+    let na = 0;
+    let nb = 0;
+    for (let i = 0; i < va.length; i++) {
+      dot += (va[i] ?? 0) * (vb[i] ?? 0);
+      na += (va[i] ?? 0) ** 2;
+      nb += (vb[i] ?? 0) ** 2;
+    }
+    return na > 0 && nb > 0 && dot / Math.sqrt(na * nb) >= threshold;
+  };
+}
+
+function themesOf(current: readonly PhraseComment[], previous: readonly PhraseComment[], options: ThemeOptions): PhraseTheme[] {
   const minSupport = options.minSupport ?? DEFAULT_PHRASE_THEME_SUPPORT;
   const alpha = options.alpha ?? THEME_RISE_ALPHA;
   // Phrase → comments (indexes) that say it, most said first: the groups' representatives.
@@ -98,7 +138,8 @@ function themesOf(current: readonly PhraseComment[], previous: readonly PhraseCo
   const phrases = [...byPhrase].sort((a, b) => b[1].size - a[1].size || b[0].split(' ').length - a[0].split(' ').length || (a[0] < b[0] ? -1 : 1));
   const groups: Array<{ phrase: string; variants: string[]; comments: Set<number> }> = [];
   for (const [phrase, comments] of phrases) {
-    const group = groups.find((g) => nearDuplicates(g.phrase, phrase));
+    const same = (a: string, b: string) => nearDuplicates(a, b) || (options.sameTheme?.(a, b) ?? false);
+    const group = groups.find((g) => same(g.phrase, phrase));
     if (group) {
       group.variants.push(phrase);
       for (const c of comments) group.comments.add(c);
@@ -110,7 +151,7 @@ function themesOf(current: readonly PhraseComment[], previous: readonly PhraseCo
   for (const g of groups) {
     const c1 = g.comments.size;
     if (c1 < minSupport) continue;
-    const c0 = previous.filter((c) => c.phrases.some((p) => g.variants.includes(p) || nearDuplicates(g.phrase, p))).length;
+    const c0 = previous.filter((c) => c.phrases.some((p) => g.variants.includes(p) || nearDuplicates(g.phrase, p) || (options.sameTheme?.(g.phrase, p) ?? false))).length;
     const growth = Math.log((c1 + 1) / (n1 + 2)) - Math.log((c0 + 1) / (n0 + 2));
     if (!(growth > 0)) continue;
     const members = [...g.comments].sort((a, b) => a - b).map((i) => current[i] as PhraseComment);

@@ -135,7 +135,7 @@ export function userMemory(events: readonly MemoryEvent[], now: Date, options: P
  * events, so reading a user's 2,000 events costs no regular expression and no phrase table.
  *
  * @example
- * memoryFromFacts(events.map(memoryFacts), new Date()) // equals userMemory(events, new Date())
+ * memoryFromFacts(events.map((e) => memoryFacts(e)), new Date()) // equals userMemory(events, new Date())
  */
 export function memoryFromFacts(facts: readonly MemoryFacts[], now: Date, options: Partial<MemoryOptions> = {}): UserMemory {
   const o = { ...MEMORY_DEFAULTS, ...options };
