@@ -25,8 +25,14 @@ const MAX_NOUN_WORDS = 3;
 const LIGHT_VERBS: ReadonlySet<string> = new Set(['be', 'have', 'do', 'get', 'make', 'go', 'say', 'use', 'give', 'want', 'need', 'try', 'let', 'seem', 'look', 'ask', 'know', 'think', 'see', 'take', 'come', 'work']);
 /** Degree adverbs that belong to the adjective they modify ("too long"). */
 const DEGREE: ReadonlySet<string> = new Set(['too', 'very', 'so', 'overly', 'really', 'quite', 'way', 'much']);
-/** Words that are no phrase alone (determiner-like adjectives, fillers, times). */
-const EMPTY_ALONE: ReadonlySet<string> = new Set(['such', 'other', 'same', 'own', 'many', 'much', 'more', 'few', 'last', 'next', 'way', 'lot', 'bit', 'thing', 'stuff', 'today', 'time', 'yesterday', 'now', 'again', 'kind', 'sort']);
+/**
+ * Words that are no phrase alone: determiner-like adjectives, fillers, times, and the nouns every
+ * comment on an AI answer shares ("the answer", "the response"), which name nothing to fix.
+ */
+const EMPTY_ALONE: ReadonlySet<string> = new Set([
+  'such', 'other', 'same', 'own', 'many', 'much', 'more', 'few', 'last', 'next', 'way', 'lot', 'bit', 'thing', 'stuff', 'today', 'time',
+  'yesterday', 'now', 'again', 'kind', 'sort', 'answer', 'response', 'question', 'output', 'reply', 'result',
+]);
 /** Negation particles, as a tagger may leave them unflagged. */
 const NEGATIONS: ReadonlySet<string> = new Set(['not', "n't", 'no', 'never']);
 const isNoun = (t: TaggedToken | undefined): boolean => t !== undefined && (t.pos === 'NOUN' || t.pos === 'PROPN');
