@@ -75,6 +75,16 @@ for (const backend of BACKENDS) {
       expect(s.live).toEqual({ day: today(), source: 'counters' });
     });
 
+    it('answers zeros for an agent never seen, and says so in warnings', async () => {
+      const unknown = (await get('/v1/stats?agent=sqll')).json();
+      expect(unknown).toMatchObject({ total: 0, events: 0, responses: 0, satisfactionRate: null });
+      expect(unknown.warnings).toEqual(['agent "sqll" was never seen in this workspace: the figures are zeros']);
+      const known = (await get('/v1/stats?agent=sql')).json();
+      expect(known.warnings).toEqual([]);
+      // A known agent on a range without data: zeros, and no warning (it was seen, just not then).
+      expect((await get('/v1/stats?agent=sql&from=2020-01-01&to=2020-01-31')).json().warnings).toEqual([]);
+    });
+
     it('rounds every number at the edge to the precision it has (6 significant digits at most)', async () => {
       const res = await get('/v1/stats?groupBy=day');
       const long: Array<[string, number]> = [];
