@@ -71,8 +71,10 @@ async function withDatabase<T>(config: Config, fn: (db: SqlClient) => Promise<T>
 
 async function workspaceOf(db: SqlClient, nameOrId: string | undefined): Promise<string> {
   if (!nameOrId) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--workspace is required', { field: 'workspace' });
-  const ws = await findWorkspace(db, nameOrId);
-  if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', `no workspace ${nameOrId}`, { field: 'workspace' });
+  // Any form `workspace list` prints: the id, the name, or tenant/name.
+  const slash = nameOrId.indexOf('/');
+  const ws = (await findWorkspace(db, nameOrId)) ?? (slash > 0 ? await findWorkspace(db, nameOrId.slice(slash + 1), nameOrId.slice(0, slash)) : undefined);
+  if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', `no workspace ${nameOrId} (give its id, its name or tenant/name, as workspace list prints them)`, { field: 'workspace' });
   return ws.id;
 }
 
