@@ -75,6 +75,7 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
   for (const [width, height, tag] of [[1280, 900, '1280'], [390, 844, 'phone']] as const) {
     it(`loads every page without console errors at ${tag}`, async () => {
       const { page, errors, context } = await loggedIn(width, height);
+      const overflow: string[] = [];
       for (const name of PAGES) {
         await page.goto(`${url}/#/${name}`);
         await page.waitForSelector('main h1');
@@ -82,7 +83,12 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
         await page.waitForTimeout(150);
         await page.screenshot({ path: join(SHOTS, `${name}-${tag}.png`), fullPage: true });
         expect(await page.textContent('main h1')).toBeTruthy();
+        // Nothing wider than the screen (a phone scrolls down, never sideways), every tab on it.
+        overflow.push(...(await page.evaluate((n) => (document.documentElement.scrollWidth > document.documentElement.clientWidth ? [`${n}: ${document.documentElement.scrollWidth} > ${document.documentElement.clientWidth}`] : []), name)));
+        const tabs = await page.evaluate(() => Array.from(document.querySelectorAll('nav a')).map((a) => { const r = a.getBoundingClientRect(); return { text: a.textContent, inside: r.left >= 0 && r.right <= window.innerWidth && r.width > 0 }; }));
+        expect(tabs.filter((t) => !t.inside), name).toEqual([]);
       }
+      expect(overflow).toEqual([]);
       // Documents: the demo's outdated document is in the ranking, least effective first.
       await page.goto(`${url}/#/documents`);
       await page.selectOption('#sort', 'asc');
