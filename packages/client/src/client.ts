@@ -9,6 +9,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { DEFAULT_RETRY, backoffDelay, retryAfterMs, retryableStatus, type RetryPolicy } from './backoff.js';
 import { PersistentQueue, type QueueStorage, type QueuedItem } from './queue-store.js';
 
+/** Bodies up to this many characters are sent with `keepalive` (browsers cap keepalive at 64 KiB). */
+const KEEPALIVE_MAX_BODY = 60_000;
+
 /** An event of one type, as a caller gives it (the type and response are the method's). */
 export type EventFields<T extends FeedbackEventType> = {
   [K in keyof Extract<FeedbackEventInput, { type: T }> as K extends 'type' | 'responseId' | 'targetId' ? never : K]: Extract<FeedbackEventInput, { type: T }>[K];
@@ -240,10 +243,14 @@ export class FeedloopClient {
     for (let attempt = 1; attempt <= this.#retry.maxAttempts; attempt++) {
       let wait: number | undefined;
       try {
+        const text = JSON.stringify(body);
         const res = await this.#fetch(base + path, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(key && !token ? { authorization: `Bearer ${key}` } : {}) },
-          body: JSON.stringify(body),
+          body: text,
+          // keepalive: a request a page starts as it is hidden or unloaded still reaches the server
+          // (the widget flushes on pagehide). Browsers cap keepalive bodies at 64 KiB in flight.
+          ...(text.length <= KEEPALIVE_MAX_BODY ? { keepalive: true } : {}),
         });
         const json = (await res.json().catch(() => undefined)) as
           | { results?: Array<{ id: string | null; status: ItemOutcome['status']; error?: ItemOutcome['error'] }>; id?: string; status?: ItemOutcome['status']; error?: ItemOutcome['error'] }

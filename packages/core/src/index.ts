@@ -202,6 +202,7 @@ export { meanOf, percentOf, type RegisteredResponse } from './signals/daily-metr
 export { RATING_TYPES, addSums, emptySums, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './signals/stats-sums.js';
 export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, userSums, type CellCoordinates, type StatsCell, type StatsCellKey } from './signals/stats-cells.js';
 export { ratedCounterFields, ratedFromFields } from './signals/live-counters.js';
+export { DROP_BASELINE_DAYS, DROP_MIN_BASELINE_RATED, DROP_MIN_RECENT_RATED, DROP_WINDOWS, recentDropOf, type DayRatings, type RecentDrop } from './stats/recent-drop.js';
 export { TREND_ALPHA, TREND_MIN_DAYS, linearTrend, mannKendall, trendOf, type LinearTrend, type MannKendall, type Trend } from './stats/trend.js';
 export { isoWeekOf, splitIntoWeeks, type DayRange, type WeekSplit } from './stats/week-ranges.js';
 export {
@@ -282,7 +283,10 @@ export {
   type ClaimEdge,
 } from './targets/claim-confidence.js';
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
-export { betaQuantile } from './stats/distributions.js';
+export { betaQuantile, binomialUpperTail } from './stats/distributions.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';
 export { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES, isTrainingBatchKind, type TrainingBatchKindName } from './training/batch-kinds.js';
 export { previewAlerts, type HourlyRegistered, type PreviewedAlert } from './alerts/preview-alerts.js';
+export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './round-figures.js';
+export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
+export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';

@@ -100,20 +100,36 @@ describe('alert observations', () => {
     expect(calm).toMatchObject({ value: 15, breached: false, clear: true });
   });
 
-  it('spikes a category above 2× its per-day baseline of the 7 days before the window', () => {
+  it('spikes a category only when its count is large, above 2× its baseline share, and significant (binomial p < 0.001)', () => {
     const spike = defaultAlertRules().find((r) => r.kind === 'category_spike') as AlertRule;
-    const baseline = Array.from({ length: 7 }, (_, d) => bucket(24 + d * 24, { negative: 3, negativeCategories: { wrong: 3, slow: 1 } }));
-    const window = bucket(0, { positive: 30, negative: 8, negativeCategories: { wrong: 7, slow: 2, new: 5 } });
+    expect(spike).toMatchObject({ minCount: 10, maxPValue: 0.001, threshold: 2 });
+    // The 7 days before: 100 rated a day, 3 of them naming "wrong", 1 "slow".
+    const baseline = Array.from({ length: 7 }, (_, d) => bucket(24 + d * 24, { positive: 96, negative: 4, negativeCategories: { wrong: 3, slow: 1 } }));
+    const window = bucket(0, { positive: 80, negative: 20, negativeCategories: { wrong: 12, slow: 7, new: 10 } });
     const obs = observe(input({ rules: [spike], buckets: [...baseline, window] }));
     const by = Object.fromEntries(obs.map((o) => [o.labels.category, o]));
-    // wrong: 21 in 7 days = 3 a day, limit 6; 7 > 6.
-    expect(by.wrong).toMatchObject({ value: 7, threshold: 6, breached: true, metric: 'category_negatives:wrong' });
-    // slow: 1 a day, limit 2; 2 is not above it, and 2 < minCount.
-    expect(by.slow).toMatchObject({ value: 2, threshold: 2, breached: false, clear: true });
-    // new: no baseline, any count from minCount is a spike.
-    expect(by.new).toMatchObject({ value: 5, threshold: 0, breached: true });
+    // wrong: baseline share (21 + ½)/(700 + 1) of 100 rated = 3.07 expected; 12 is 3.9× and p ≈ 3e-5.
+    expect(by.wrong).toMatchObject({ value: 12, threshold: 6.13, breached: true, metric: 'category_negatives:wrong' });
+    expect(by.wrong?.message).toMatch(/binomial p = 0\.0000[0-9]/);
+    // slow: 7 of 100 against 1.07 expected is significant, but below the minimum count of 10.
+    expect(by.slow).toMatchObject({ value: 7, breached: false });
+    // new: no baseline (½ of 701 = 0.07 expected); 10 ≥ minCount and significant.
+    expect(by.new).toMatchObject({ value: 10, breached: true });
     expect(by.wrong?.fingerprint).toBe(alertFingerprint('category-spike', { category: 'wrong' }));
     expect(by.wrong?.fingerprint).not.toBe(by.new?.fingerprint);
+  });
+
+  it('does not spike negatives that are 2× the baseline but within chance (the issue\'s 5–7 negatives on day one)', () => {
+    const spike = { ...(defaultAlertRules().find((r) => r.kind === 'category_spike') as AlertRule), minCount: 5 };
+    // 4 a day of 100 rated before; 9 of 100 now: 2.2× but p ≈ 0.03.
+    const baseline = Array.from({ length: 7 }, (_, d) => bucket(24 + d * 24, { positive: 90, negative: 10, negativeCategories: { wrong: 4 } }));
+    const obs = observe(input({ rules: [spike], buckets: [...baseline, bucket(0, { positive: 80, negative: 20, negativeCategories: { wrong: 9 } })] }));
+    expect(obs[0]).toMatchObject({ value: 9, breached: false });
+    expect(obs[0]?.value).toBeGreaterThan(obs[0]?.threshold ?? Infinity);
+    // The same share on 10× the traffic is significant.
+    const big = Array.from({ length: 7 }, (_, d) => bucket(24 + d * 24, { positive: 900, negative: 100, negativeCategories: { wrong: 40 } }));
+    const obsBig = observe(input({ rules: [spike], buckets: [...big, bucket(0, { positive: 800, negative: 200, negativeCategories: { wrong: 90 } })] }));
+    expect(obsBig[0]).toMatchObject({ value: 90, breached: true });
   });
 
   it('keeps observing a spiking category that fell quiet, so its alert resolves', () => {

@@ -41,7 +41,8 @@ describe('alert rules', () => {
     expect(alertRuleSchema.parse({ id: 'spike', kind: 'category_spike', severity: 'critical', threshold: 3 })).toMatchObject({
       hysteresis: 0.5,
       baselineDays: 7,
-      minCount: 5,
+      minCount: 10,
+      maxPValue: 0.001,
     });
   });
 
@@ -64,6 +65,9 @@ describe('alert rules', () => {
       [{ ...ok, threshold: 98, hysteresis: 5 }, '0.hysteresis'],
       [{ ...ok, baselineDays: 7 }, '0.baselineDays'],
       [{ ...ok, minCount: 3 }, '0.minCount'],
+      [{ ...ok, maxPValue: 0.05 }, '0.maxPValue'],
+      [{ ...ok, kind: 'category_spike', threshold: 2, maxPValue: 0 }, '0.maxPValue'],
+      [{ ...ok, kind: 'category_spike', threshold: 2, maxPValue: 1.5 }, '0.maxPValue'],
       [{ ...ok, extra: 1 }, '0'],
       [{ ...ok, kind: 'correction_rate', threshold: 3, hysteresis: 5 }, '0.hysteresis'],
       [{ ...ok, kind: 'category_spike', threshold: 1 }, '0.threshold'],

@@ -38,6 +38,7 @@ const TOP_LEVEL_FILES: Record<string, string> = {
   'errors.ts': 'base',
   'log.ts': 'base',
   'metrics.ts': 'base',
+  'nlp.ts': 'base',
   'bootstrap.ts': 'bootstrap',
   'server.ts': 'server',
   'cli.ts': 'cli',

@@ -64,7 +64,7 @@ describe('memory facts', () => {
   it('survive a JSON round trip: facts kept as JSON give the same memory', () => {
     fc.assert(
       fc.property(fc.array(eventArb, { maxLength: 40 }), (raw) => {
-        const facts = toEvents(raw).map(memoryFacts);
+        const facts = toEvents(raw).map((e) => memoryFacts(e));
         expect(memoryFromFacts(JSON.parse(JSON.stringify(facts)), now)).toEqual(memoryFromFacts(facts, now));
       }),
       { numRuns: 100 },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { recentDropOf } from '../src/stats/recent-drop.js';
 import { linearTrend, mannKendall, trendOf } from '../src/stats/trend.js';
 
 /**
@@ -75,11 +76,41 @@ describe('trendOf', () => {
     const six = rising.slice(0, 6);
     const result = trendOf(six);
     expect(result.regression.pValue).toBeLessThan(0.05);
-    expect(result.direction).toBe('stable');
+    // Never "stable" on too few days: it says so, with the count.
+    expect(result.direction).toBe('not_enough_days');
+    expect(result.verdict).toBe('not enough days: 6 of 7');
+    expect(result.requiredDays).toBe(7);
     expect(result.days).toBe(6);
+    expect(trendOf([{ x: 0, y: 50 }]).verdict).toBe('not enough days: 1 of 7');
+    expect(trendOf(rising).verdict).toBe('improving');
   });
 
   it('orders points by day before testing', () => {
     expect(trendOf([...rising].reverse())).toEqual(trendOf(rising));
+  });
+});
+
+describe('recentDropOf', () => {
+  const steady = (n: number, positive: number, negative: number) => Array.from({ length: n }, () => ({ positive, negative }));
+
+  it('names a sharp drop of the last days below the 7-day line and its interval', () => {
+    // 10 days at 80 % of 100 ratings, then two at 52 %: the demo's planted model regression.
+    const drop = recentDropOf([...steady(10, 80, 20), ...steady(2, 52, 48)]);
+    expect(drop.detected).toBe(true);
+    expect(drop.days).toBe(2);
+    expect(drop.rate).toBe(52);
+    expect(drop.baseline.rate).toBe(80);
+    expect(drop.baseline.lower).toBeGreaterThan(52);
+    expect(drop.verdict).toBe('sharp drop: 52 % over the last 2 days vs 80 % (76.9–82.8 %) over the 7 days before');
+  });
+
+  it('does not name noise, a small sample or a series too short to have a baseline', () => {
+    expect(recentDropOf(steady(12, 80, 20)).detected).toBe(false);
+    // 78 % vs 80 %: inside the interval.
+    expect(recentDropOf([...steady(10, 80, 20), ...steady(2, 78, 22)]).detected).toBe(false);
+    // 2 of 5 on each recent day: too few ratings to tell.
+    expect(recentDropOf([...steady(10, 80, 20), ...steady(2, 2, 3)]).detected).toBe(false);
+    const short = recentDropOf(steady(3, 10, 10));
+    expect(short).toMatchObject({ detected: false, verdict: null });
   });
 });

@@ -64,8 +64,29 @@ export function Figure({ label, value, sub }: { label: string; value: string; su
 
 /** A percentage 0–100 (or null) as text. */
 export const pct = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined ? '–' : `${x.toFixed(digits)} %`);
-/** A number with thousands separators. */
-export const num = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toLocaleString('en-US'));
+/** A number with thousands separators, rounded to at most 2 decimals (no float noise on a page). */
+export const num = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+
+const SECOND_MS = 1_000;
+const MINUTE_MS = 60 * SECOND_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * A duration in ms as a reader says it: `850 ms`, `12.4 s`, `3.7 min`, `5.2 h`, `2.1 d`.
+ *
+ * @example
+ * duration(219626) // '3.7 min'
+ */
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  const abs = Math.abs(ms);
+  if (abs < SECOND_MS) return `${Math.round(ms)} ms`;
+  if (abs < MINUTE_MS) return `${(ms / SECOND_MS).toFixed(1)} s`;
+  if (abs < HOUR_MS) return `${(ms / MINUTE_MS).toFixed(1)} min`;
+  if (abs < DAY_MS) return `${(ms / HOUR_MS).toFixed(1)} h`;
+  return `${(ms / DAY_MS).toFixed(1)} d`;
+}
 
 /**
  * The drawn width of a chart in CSS pixels, so its text stays readable at 1280 px and on a phone

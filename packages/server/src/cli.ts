@@ -71,8 +71,10 @@ async function withDatabase<T>(config: Config, fn: (db: SqlClient) => Promise<T>
 
 async function workspaceOf(db: SqlClient, nameOrId: string | undefined): Promise<string> {
   if (!nameOrId) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--workspace is required', { field: 'workspace' });
-  const ws = await findWorkspace(db, nameOrId);
-  if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', `no workspace ${nameOrId}`, { field: 'workspace' });
+  // Any form `workspace list` prints: the id, the name, or tenant/name.
+  const slash = nameOrId.indexOf('/');
+  const ws = (await findWorkspace(db, nameOrId)) ?? (slash > 0 ? await findWorkspace(db, nameOrId.slice(slash + 1), nameOrId.slice(0, slash)) : undefined);
+  if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', `no workspace ${nameOrId} (give its id, its name or tenant/name, as workspace list prints them)`, { field: 'workspace' });
   return ws.id;
 }
 
@@ -100,11 +102,11 @@ function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
-/** The server the API commands talk to: `--url` and `--key`, else this machine's server and `FEEDLOOP_API_KEY`. */
+/** The server the API commands talk to: `--url` (else `FEEDLOOP_URL`, else this machine's server) and `--key` (else `FEEDLOOP_API_KEY`). */
 function apiTarget(url: string | undefined, key: string | undefined, config: Config): ApiTarget {
   const k = key ?? process.env.FEEDLOOP_API_KEY;
   if (!k) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--key (or FEEDLOOP_API_KEY) is required: a secret key of the workspace', { field: 'key' });
-  return { url: url ?? `http://127.0.0.1:${config.port}`, key: k };
+  return { url: url ?? process.env.FEEDLOOP_URL ?? `http://127.0.0.1:${config.port}`, key: k };
 }
 
 /** `--scale`: the share of the demo's traffic to seed, (0, 1]; 1 when not given. */
@@ -148,6 +150,16 @@ async function start(config: Config, apiOnly: boolean): Promise<void> {
     );
   }
   log.info({ url: server.url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'feedloop listening');
+  // Every start says where the dashboard is and, when the keys are not printed (every start but
+  // the first), how to get one: never the key itself again.
+  const dashboard = process.env.FEEDLOOP_PUBLIC_URL ? config.publicUrl : server.url;
+  process.stdout.write(
+    `\nDashboard: ${dashboard}/\n` +
+      (keys
+        ? ''
+        : `Sign in with a secret key of your workspace. Lost it? Make a new one (shown once):\n` +
+          `  npx --no-install feedloop key create --workspace <name>   (npx --no-install feedloop workspace list shows the names)\n`),
+  );
   stopOnSignals(log, () => server.close(), config.shutdownTimeoutMs);
 }
 

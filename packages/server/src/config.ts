@@ -81,6 +81,7 @@ const envSchema = z.object({
   FEEDLOOP_HEAVY_READ_QUEUE: z.coerce.number().int().min(0).max(100_000).default(32),
   FEEDLOOP_HEAVY_READ_WAIT_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
+  FEEDLOOP_EMBEDDING_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
   FEEDLOOP_DASHBOARD_DIR: optionalString,
 });
 
@@ -164,6 +165,11 @@ export interface Config {
    * `http://HOST:PORT`, which is only right when nothing sits in front of the server.
    */
   readonly publicUrl: string;
+  /**
+   * An operator's embedding endpoint (`FEEDLOOP_EMBEDDING_URL`, off by default): when set, rising
+   * themes whose phrases it embeds close together are one theme (docs/insights.md, "Semantic").
+   */
+  readonly embeddingUrl: string | undefined;
   /** The audit log's HMAC key for end-user ids (`FEEDLOOP_AUDIT_KEY`); unset: one made and kept in the database. */
   readonly auditKey: string | undefined;
   /** Where retention archives events: a folder, or `s3://bucket/prefix` (`FEEDLOOP_ARCHIVE`; default `<data dir>/archive`). */
@@ -266,6 +272,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queue: e.FEEDLOOP_HEAVY_READ_QUEUE,
       waitMs: e.FEEDLOOP_HEAVY_READ_WAIT_SECONDS * 1000,
     },
+    embeddingUrl: e.FEEDLOOP_EMBEDDING_URL,
     dashboardDir: e.FEEDLOOP_DASHBOARD_DIR ? resolve(cwd, e.FEEDLOOP_DASHBOARD_DIR) : undefined,
   });
 }

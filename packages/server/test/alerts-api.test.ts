@@ -183,27 +183,29 @@ for (const backend of BACKENDS) {
         headers: auth,
         payload: { rules: [{ id: 'spike', kind: 'category_spike', severity: 'warning', threshold: 2 }] },
       });
-      // A baseline of 7 accuracy negatives a day, written as the pipeline would have counted them.
+      // A baseline of 100 rated a day, 3 of them accuracy negatives, as the pipeline would have counted them.
       for (let d = 1; d <= 7; d++) {
         await t.db.query(
-          `INSERT INTO feedback_metrics_hourly (workspace_id, hour, rated, negative, negative_categories)
-           VALUES ($1, date_trunc('hour', now()) - $2 * interval '1 day', 7, 7, '{"accuracy": 7}')`,
+          `INSERT INTO feedback_metrics_hourly (workspace_id, hour, rated, positive, negative, negative_categories)
+           VALUES ($1, date_trunc('hour', now()) - $2 * interval '1 day', 100, 97, 3, '{"accuracy": 3}')`,
           [workspaceId, d],
         );
       }
-      await vote(t, auth, 10, 'thumbs_down', { category: 'accuracy' });
-      await vote(t, auth, 20, 'thumbs_up');
+      await vote(t, auth, 9, 'thumbs_down', { category: 'accuracy' });
+      await vote(t, auth, 21, 'thumbs_up');
       await processAll(workspaceId);
       await evaluateAlertTick(t.db, { intervalMs: 1 });
-      // 10 in the window against 2 × (49 / 7) = 14: no spike. Six more make 16.
+      // 9 of 30 against a 3 % share is far above chance, but under the minimum count of 10: no spike.
       expect((await t.app.inject({ method: 'GET', url: '/v1/alerts?state=all', headers: auth })).json().alerts).toEqual([]);
       await vote(t, auth, 6, 'thumbs_down', { category: 'accuracy' });
       await processAll(workspaceId);
       await evaluateAlertTick(t.db, { intervalMs: 1 });
+      // 15 of 36 rated; expected 36 × (21 + ½)/(700 + 1) = 1.10, so the threshold is 2.21.
       const [alert] = (await t.app.inject({ method: 'GET', url: '/v1/alerts', headers: auth })).json().alerts;
-      expect(alert).toMatchObject({ ruleId: 'spike', kind: 'category_spike', labels: { category: 'accuracy' }, metric: 'category_negatives:accuracy', value: 16, threshold: 14 });
+      expect(alert).toMatchObject({ ruleId: 'spike', kind: 'category_spike', labels: { category: 'accuracy' }, metric: 'category_negatives:accuracy', value: 15, threshold: 2.21 });
+      expect(alert.message).toMatch(/binomial p = /);
       const [compat] = (await t.app.inject({ method: 'GET', url: '/api/rag/feedback/alerts', headers: auth })).json();
-      expect(compat).toMatchObject({ type: 'category_spike', currentValue: 16, threshold: 14 });
+      expect(compat).toMatchObject({ type: 'category_spike', currentValue: 15, threshold: 2.21 });
     });
 
     it('takes a webhook format, alert events only for alertmanager and slack', async () => {

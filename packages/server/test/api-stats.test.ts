@@ -69,8 +69,35 @@ for (const backend of BACKENDS) {
         { query: 'sales last month', negativeCount: 1 },
       ]);
       expect(s.byDay.at(-1)).toMatchObject({ date: today(), positive: 2, negative: 2, satisfactionRate: 50 });
-      expect(s.trend.direction).toBe('stable');
+      // One day of ratings: never "stable" on too little.
+      expect(s.trend).toMatchObject({ direction: 'not_enough_days', verdict: 'not enough days: 1 of 7', days: 1, requiredDays: 7 });
+      expect(s.recentDrop).toMatchObject({ detected: false, verdict: null });
       expect(s.live).toEqual({ day: today(), source: 'counters' });
+    });
+
+    it('answers zeros for an agent never seen, and says so in warnings', async () => {
+      const unknown = (await get('/v1/stats?agent=sqll')).json();
+      expect(unknown).toMatchObject({ total: 0, events: 0, responses: 0, satisfactionRate: null });
+      expect(unknown.warnings).toEqual(['agent "sqll" was never seen in this workspace: the figures are zeros']);
+      const known = (await get('/v1/stats?agent=sql')).json();
+      expect(known.warnings).toEqual([]);
+      // A known agent on a range without data: zeros, and no warning (it was seen, just not then).
+      expect((await get('/v1/stats?agent=sql&from=2020-01-01&to=2020-01-31')).json().warnings).toEqual([]);
+    });
+
+    it('rounds every number at the edge to the precision it has (6 significant digits at most)', async () => {
+      const res = await get('/v1/stats?groupBy=day');
+      const long: Array<[string, number]> = [];
+      const walk = (v: unknown, path: string): void => {
+        if (typeof v === 'number' && Number(v.toPrecision(6)) !== v) long.push([path, v]);
+        else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+        else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+      };
+      walk(res.json(), '');
+      expect(long).toEqual([]);
+      // The figure the Overview named unformatted: a mean of ms, whole ms at most.
+      const ms = res.json().avgResponseTimeMs;
+      expect(ms === null || Number.isInteger(ms)).toBe(true);
     });
 
     it('reads a day in pages that together are the one-page read, whatever the page size', async () => {

@@ -92,6 +92,22 @@ for (const backend of BACKENDS) {
       expect(plain.items.find((x) => x.kind === 'calibration')).toMatchObject({ value: 'sql', support: 2 });
     });
 
+    it('keeps a complaint as one phrase: "cites an outdated policy" is one item, not three words, and listed once', async () => {
+      const comments = ['This cites an outdated policy.', 'It cited an outdated policy again', 'outdated policy, please check the date'];
+      for (const [i, comment] of comments.entries()) {
+        expect((await post('/v1/responses', { id: `ph-r${i}`, query: 'q', answer: 'a', userId: 'u-phrase' })).statusCode).toBe(201);
+        expect((await post('/v1/feedback', { id: `ph-e${i}`, responseId: `ph-r${i}`, userId: 'u-phrase', type: 'thumbs_down', payload: { comment } })).statusCode).toBe(202);
+      }
+      const c = await context('u-phrase', true);
+      const complaints = c.items.filter((x) => x.key === 'complaint');
+      expect(complaints.map((x) => x.value)).toEqual(['cite outdated policy']);
+      expect(complaints[0]?.eventIds?.sort()).toEqual(['ph-e0', 'ph-e1', 'ph-e2']);
+      for (const word of ['cites', 'outdated', 'policy']) expect(c.items.some((x) => x.value === word)).toBe(false);
+      // Each line of the block once.
+      const lines = c.text.split('\n');
+      expect(new Set(lines).size).toBe(lines.length);
+    });
+
     it("never draws on another user's or workspace's events", async () => {
       expect((await context('u-other')).items).toEqual([]);
       const other = await t.otherWorkspace();

@@ -45,6 +45,9 @@ describe('feedloop CLI (embedded database)', () => {
     const key = JSON.parse(feedloop('key', 'create', '--workspace', 'support', '--kind', 'public', '--name', 'widget', '--json').stdout);
     expect(key.key).toMatch(/^fl_pk_/);
     const listed = JSON.parse(feedloop('key', 'list', '--workspace', 'support', '--json').stdout);
+    // The tenant/name form `workspace list` prints works as well as the name and the id.
+    expect(feedloop('workspace', 'list').stdout).toContain('default/support');
+    expect(JSON.parse(feedloop('key', 'list', '--workspace', 'default/support', '--json').stdout)).toEqual(listed);
     expect(listed).toEqual([expect.objectContaining({ id: key.id, kind: 'public', revokedAt: null, name: 'widget' })]);
     expect(JSON.stringify(listed)).not.toContain(key.key);
     expect(feedloop('key', 'revoke', key.id, '--workspace', 'support').stdout).toMatch(/revoked/);

@@ -12,6 +12,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../src/cli/demo-command.js';
 import { loadConfig } from '../src/config.js';
+import { evaluateAlertTick } from '../src/pipeline/alert-evaluation.js';
+import { createApiKey } from '../src/store/api-keys.js';
+import { createWorkspace } from '../src/store/workspaces.js';
 import type { RunningServer } from '../src/server.js';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js';
 
@@ -72,6 +75,7 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
   for (const [width, height, tag] of [[1280, 900, '1280'], [390, 844, 'phone']] as const) {
     it(`loads every page without console errors at ${tag}`, async () => {
       const { page, errors, context } = await loggedIn(width, height);
+      const overflow: string[] = [];
       for (const name of PAGES) {
         await page.goto(`${url}/#/${name}`);
         await page.waitForSelector('main h1');
@@ -79,7 +83,12 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
         await page.waitForTimeout(150);
         await page.screenshot({ path: join(SHOTS, `${name}-${tag}.png`), fullPage: true });
         expect(await page.textContent('main h1')).toBeTruthy();
+        // Nothing wider than the screen (a phone scrolls down, never sideways), every tab on it.
+        overflow.push(...(await page.evaluate((n) => (document.documentElement.scrollWidth > document.documentElement.clientWidth ? [`${n}: ${document.documentElement.scrollWidth} > ${document.documentElement.clientWidth}`] : []), name)));
+        const tabs = await page.evaluate(() => Array.from(document.querySelectorAll('nav a')).map((a) => { const r = a.getBoundingClientRect(); return { text: a.textContent, inside: r.left >= 0 && r.right <= window.innerWidth && r.width > 0 }; }));
+        expect(tabs.filter((t) => !t.inside), name).toEqual([]);
       }
+      expect(overflow).toEqual([]);
       // Documents: the demo's outdated document is in the ranking, least effective first.
       await page.goto(`${url}/#/documents`);
       await page.selectOption('#sort', 'asc');
@@ -96,6 +105,72 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
       await context.close();
     }, 120_000);
   }
+
+  it('shows the firing alerts first, live figures that agree with the chart, and a trend that names the drop', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    // A fifth of the demo's traffic is below the default rules' 30 ratings a day: judge on 10.
+    const put = await fetch(`${url}/v1/alert-rules`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ rules: [{ id: 'satisfaction-warning', kind: 'satisfaction', severity: 'warning', threshold: 70, minSample: 10 }] }),
+    });
+    expect(put.status).toBe(200);
+    await evaluateAlertTick(server.services.db, { intervalMs: 1 });
+    const { page, errors, context } = await loggedIn(1280, 900);
+    await page.goto(`${url}/#/overview`);
+    await page.waitForSelector('text=Satisfaction by day');
+    await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
+    const firing = (await (await fetch(`${url}/v1/alerts?state=firing`, { headers: auth })).json()) as { alerts: Array<{ message: string }> };
+    expect(firing.alerts.length).toBeGreaterThan(0);
+    await page.waitForSelector('.firing li');
+    expect(await page.locator('.firing li').count()).toBe(firing.alerts.length);
+    // The firing panel comes before every card.
+    const order = await page.evaluate(() => {
+      const f = document.querySelector('.firing');
+      const c = document.querySelector('.card');
+      return f && c ? f.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING : 0;
+    });
+    expect(order).toBeTruthy();
+    // Live counters by each event's own day: today's live positives are today's, not the 90 days'.
+    // Today and yesterday (today may be minutes old): each day's live counts are that day's events.
+    for (const ago of [0, 1]) {
+      const day = new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+      const stats = (await (await fetch(`${url}/v1/stats?from=${day}&to=${day}`, { headers: auth })).json()) as { total: number; events: number };
+      const live = (await (await fetch(`${url}/v1/stats/live?day=${day}`, { headers: auth })).json()) as { total: number; dropped: number; byType: Record<string, number> };
+      const liveRatings = ['thumbs_up', 'thumbs_down', 'rating'].reduce((n, t) => n + (live.byType[t] ?? 0), 0);
+      expect(liveRatings, day).toBeGreaterThanOrEqual(stats.total);
+      expect(live.total - live.dropped, day).toBeLessThanOrEqual(stats.events + 5);
+      if (ago === 1) expect(stats.total).toBeGreaterThan(0);
+    }
+    const text = (await page.textContent('main')) ?? '';
+    expect(text).toContain('UTC day each event occurred');
+    expect(text).toMatch(/sharp drop: \d+(\.\d)? % over the last [23] days/);
+    expect(text).toMatch(/Time to feedback[\s\S]*?\d+(\.\d)? (ms|s|min|h|d)/);
+    expect(text).not.toMatch(/\d\.\d{5,}/);
+    await page.screenshot({ path: join(SHOTS, 'overview-1280.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('gives an empty workspace the first-run panel with its own URL and a snippet to copy', async () => {
+    const db = server.services.db;
+    const { workspace } = await createWorkspace(db, { name: 'empty-e2e' });
+    const { key: emptyKey } = await createApiKey(db, workspace.id, 'secret');
+    const session = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await session.page.goto(`${url}/`);
+    await session.page.fill('#key', emptyKey);
+    await session.page.click('button[type=submit]');
+    await session.page.waitForSelector('text=send your first event');
+    const snippet = (await session.page.textContent('pre.snippet')) ?? '';
+    expect(snippet).toContain(`${url}/v1/responses`);
+    expect(snippet).toContain(`${url}/v1/feedback`);
+    expect(snippet).toContain('$FEEDLOOP_API_KEY');
+    expect(await session.page.textContent('main')).toContain('empty-e2e');
+    expect(await session.page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    await session.page.screenshot({ path: join(SHOTS, 'overview-first-run-phone.png'), fullPage: true });
+    expect(session.errors).toEqual([]);
+    await session.context.close();
+  });
 
   it('filters change the response list', async () => {
     const { page, context } = await loggedIn(1280, 900);

@@ -123,6 +123,11 @@ describe.runIf(process.platform === 'linux')('restart after SIGKILL of npm start
     const second = await npmStart();
     await waitHealthy(second);
     expect(procState(owner.pid)).toBe('Z');
+    // A later start prints the dashboard and how to get a key, never the key again.
+    expect(second.output()).toContain(`Dashboard: ${second.url}/`);
+    expect(second.output()).toContain('feedloop key create --workspace <name>');
+    expect(second.output()).not.toContain(secretKey as string);
+    expect(first.output()).toContain(`Dashboard: ${first.url}/`);
     // Same folder, same data: the key the first start printed works on the second.
     const ws = await fetch(`${second.url}/v1/workspace`, { headers: { authorization: `Bearer ${secretKey}` } });
     expect(ws.status).toBe(200);

@@ -48,6 +48,17 @@ for (const backend of BACKENDS) {
       expect((await submit(made.token, { id: 'tk-1-up', type: 'thumbs_up' })).json()).toEqual({ id: 'tk-1-up', status: 'duplicate' });
     });
 
+    it('shows a page the response its token names (GET), and nothing for a bad token', async () => {
+      await register('tk-show');
+      const made = await makeToken('tk-show');
+      const res = await t.app.inject({ method: 'GET', url: `/v1/feedback/token/${made.token}` });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ responseId: 'tk-show', query: 'q tk-show', answer: 'a', expiresAt: made.expiresAt });
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      const bad = await t.app.inject({ method: 'GET', url: '/v1/feedback/token/garbage' });
+      expect([bad.statusCode, bad.json().error.code]).toEqual([401, 'FEEDLOOP_ERR_TOKEN_INVALID']);
+    });
+
     it('answers the CORS preflight, and errors carry CORS headers too', async () => {
       const pre = await t.app.inject({ method: 'OPTIONS', url: '/v1/feedback/token/anything', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
       expect(pre.statusCode).toBe(204);

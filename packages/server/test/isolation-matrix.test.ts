@@ -81,7 +81,7 @@ const PUBLIC_KEY_ROUTES = new Set([
  * key is ignored, and a token that is not one of the workspace's is 401 TOKEN_INVALID, whoever
  * calls (feedback-tokens.test.ts covers scope and another workspace's tokens).
  */
-const TOKEN_ROUTES = new Set(['POST /v1/feedback/token/{token}']);
+const TOKEN_ROUTES = new Set(['POST /v1/feedback/token/{token}', 'GET /v1/feedback/token/{token}']);
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`isolation matrix on ${backend.name}`, () => {

@@ -187,9 +187,18 @@ for (const backend of BACKENDS) {
       await post('/v1/responses', { id: 'p-old', query: 'q', answer: 'a', createdAt: new Date(twoDaysAgo.getTime() - 60_000).toISOString() });
       await t.db.query(`UPDATE workspaces SET settings = settings || '{"feedbackWindowHours": 100}' WHERE id = $1`, [t.workspaceId]);
       t.services.keys.clear();
+      const liveBefore = (await get('/v1/stats/live')).json();
       const res = await post('/v1/feedback', { id: 'p-late', responseId: 'p-old', type: 'thumbs_up', occurredAt: twoDaysAgo.toISOString() });
       expect(res.json().status).toBe('accepted');
       await t.services.pipeline.idle(10_000);
+      // The live counters count it under its own day (occurredAt), the rollups' day rule: today's
+      // card does not grow with an import or a late flush.
+      const liveAfter = (await get('/v1/stats/live')).json();
+      expect(liveAfter.total).toBe(liveBefore.total);
+      expect(liveAfter.dayBasis).toBe('occurredAt');
+      const liveThen = (await get(`/v1/stats/live?day=${twoDaysAgo.toISOString().slice(0, 10)}`)).json();
+      expect(liveThen.total).toBe(1);
+      expect(liveThen.byPolarity.positive).toBe(1);
       const days = await rollupDirtyDays(t.db);
       const day = twoDaysAgo.toISOString().slice(0, 10);
       expect(days).toContainEqual({ workspaceId: t.workspaceId, day });

@@ -144,7 +144,9 @@ async function runQuickStart(url: string, keys: { SK: string; PK: string }): Pro
   for (const [i, line] of lines.entries()) {
     if (!line.startsWith('curl ')) continue;
     const command = line.replaceAll(README_ADDRESS, url);
-    const r = sh(command, keys);
+    // The README's one name for the secret key, as the CLI reads it.
+    const env = { FEEDLOOP_API_KEY: keys.SK, PK: keys.PK };
+    const r = sh(command, env);
     expect(r.status, `${line}\n${r.stderr}`).toBe(0);
     const answer = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(answer, line).not.toHaveProperty('error');
@@ -154,7 +156,7 @@ async function runQuickStart(url: string, keys: { SK: string; PK: string }): Pro
       checked++;
       const again = /sent again: (\{[^}]*\})/.exec(shown)?.[1];
       if (again) {
-        expect(JSON.parse(sh(command, keys).stdout)).toEqual(JSON.parse(again));
+        expect(JSON.parse(sh(command, env).stdout)).toEqual(JSON.parse(again));
         checked++;
       }
     }

@@ -8,6 +8,7 @@
  * `<warm source>/<cold source>`.
  */
 import { MEMORY_FACTS_VERSION, memoryFromFacts, userMemory } from '@feedloop/core';
+import { commentPhrasesOf } from '../src/nlp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseUser } from '../src/store/erasure.js';
 import { readMemoryEvents } from '../src/store/user-memory.js';
@@ -58,7 +59,7 @@ for (const backend of BACKENDS) {
       const events = await readMemoryEvents(t.db, t.workspaceId, userId, limit);
       for (const window of windows) {
         expect(window.facts.map((f) => f.id)).toEqual(events.map((e) => e.id));
-        for (const halfLifeDays of [30, 1]) expect(memoryFromFacts(window.facts, now, { halfLifeDays })).toEqual(userMemory(events, now, { halfLifeDays }));
+        for (const halfLifeDays of [30, 1]) expect(memoryFromFacts(window.facts, now, { halfLifeDays })).toEqual(userMemory(events, now, { halfLifeDays, phrasesOf: commentPhrasesOf }));
       }
       return { source: windows.map((w) => w.source).join('/'), facts: windows[0]?.facts ?? [] };
     }
@@ -143,8 +144,8 @@ for (const backend of BACKENDS) {
       const second = await get();
       const events = await readMemoryEvents(t.db, t.workspaceId, 'snap-e');
       expect(second.eventsRead).toBe(42);
-      expect(second.items.map((i: { eventIds: string[] }) => i.eventIds.length)).toEqual(userMemory(events, new Date()).items.map((i) => i.eventIds.length));
-      expect(second.text).toBe(userMemory(events, new Date()).text);
+      expect(second.items.map((i: { eventIds: string[] }) => i.eventIds.length)).toEqual(userMemory(events, new Date(), { phrasesOf: commentPhrasesOf }).items.map((i) => i.eventIds.length));
+      expect(second.text).toBe(userMemory(events, new Date(), { phrasesOf: commentPhrasesOf }).text);
       expect(first.eventsRead).toBe(40);
     });
 

@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 /**
- * `<feedloop-feedback>`: thumbs up/down; on thumbs down the error categories and a comment;
+ * `<feedloop-feedback>`: thumbs up/down; a thumbs down is sent at once, and its error categories
+ * and comment follow as events of their own (so a user who votes and leaves is never lost); what
+ * is queued goes out with `keepalive` when the page is hidden or unloaded;
  * optional 1-5 stars (`stars`) and quality sliders (`sliders`). Keyboard accessible (native
  * buttons and inputs, ARIA labels, `aria-pressed`, a live status line), themable with CSS custom
  * properties (`--feedloop-accent`, `--feedloop-bg`, `--feedloop-fg`, `--feedloop-radius`,
@@ -164,9 +166,16 @@ ${sliders ? `<form class="scores" aria-label="Quality scores">${SCORES.map(
     };
     down.onclick = () => {
       this.#interacted = true;
+      const already = down.getAttribute('aria-pressed') === 'true';
       down.setAttribute('aria-pressed', 'true');
       up.setAttribute('aria-pressed', 'false');
       more.hidden = false;
+      // The vote goes at once: a user who clicks 👎 and leaves is the most valuable signal. The
+      // form's categories and comment follow as events of their own.
+      if (!already) {
+        this.#send((c, r) => c.thumbsDown(r));
+        void this.#client?.flush().catch(() => undefined);
+      }
       $<HTMLInputElement>('input[name=cat]').focus();
     };
     more.onsubmit = (e) => {
@@ -174,8 +183,8 @@ ${sliders ? `<form class="scores" aria-label="Quality scores">${SCORES.map(
       const data = new FormData(more);
       const comment = String(data.get('comment') ?? '').trim();
       const categories = data.getAll('cat').map(String) as Array<(typeof CATEGORIES)[number]>;
-      this.#send((c, r) => c.thumbsDown(r, comment ? { payload: { comment } } : {}));
       if (categories.length > 0) this.#send((c, r) => c.errorCategories(r, { payload: { categories, ...(comment ? { comment } : {}) } }));
+      else if (comment) this.#send((c, r) => c.comment(r, { payload: { comment } }));
       more.hidden = true;
     };
     this.#root.querySelectorAll<HTMLButtonElement>('.stars button').forEach((b, i, all) => {
@@ -240,7 +249,11 @@ ${sliders ? `<form class="scores" aria-label="Quality scores">${SCORES.map(
         this.#send((c, r) => c.abandon(r, { payload: { stage: 'page_hidden', elapsedMs: this.#elapsed() } }));
       }
       // The page may not come back: send now (keepalive), the queue in storage covers the rest.
-      void this.#client?.flush();
+      void this.#client?.flush().catch(() => undefined);
     });
+    // A page being unloaded (closed, navigated away) may skip visibilitychange: pagehide always fires.
+    const onPageHide = (): void => void this.#client?.flush().catch(() => undefined);
+    window.addEventListener('pagehide', onPageHide);
+    this.#cleanup.push(() => window.removeEventListener('pagehide', onPageHide));
   }
 }

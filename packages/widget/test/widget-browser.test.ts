@@ -86,7 +86,9 @@ describe.skipIf(!chromiumAvailable())('<feedloop-feedback> in Chromium', () => {
     await page.keyboard.press('Enter');
     let events = await waitFor('w-1', (e) => e.length >= 3);
     expect(events.map((e) => e.type)).toEqual(['thumbs_up', 'thumbs_down', 'error_categories']);
-    expect(events[1]).toMatchObject({ userId: 'visitor', payload: { comment: 'It ignored the date range.' } });
+    // The vote went at once, alone; the follow-up is its own event.
+    expect(events[1]).toMatchObject({ userId: 'visitor' });
+    expect(events[1]?.payload.comment).toBeUndefined();
     expect(events[2]?.payload).toMatchObject({ categories: ['missing_context', 'hallucination'], comment: 'It ignored the date range.' });
 
     await w.getByRole('radio', { name: '4 stars' }).click();
@@ -118,6 +120,25 @@ describe.skipIf(!chromiumAvailable())('<feedloop-feedback> in Chromium', () => {
     await page.screenshot({ path: `${SHOTS}widget-after.png` });
     expect(errors).toEqual([]);
   }, 90_000);
+
+  it('stores a thumbs-down at once, with no follow-up, even when the page is closed right after', async () => {
+    expect((await api('POST', '/v1/responses', { id: 'w-5', query: 'How many refunds in Q3?', answer: 'SELECT count(*) FROM refunds' })).status).toBe(201);
+    const made = await api('POST', '/v1/responses/w-5/feedback-tokens', { userId: 'leaver' });
+    const { page, context, errors } = await b.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${s.url}/examples/widget?token=${made.body.token as string}`);
+    // The page shows the response the token names, not a made-up one.
+    await page.locator('#query').getByText('How many refunds in Q3?').waitFor();
+    expect(await page.locator('#answer').inputValue()).toBe('SELECT count(*) FROM refunds');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    await page.screenshot({ path: `${SHOTS}widget-token-response-phone.png` });
+    await page.locator('feedloop-feedback').getByRole('button', { name: 'Thumbs down: not helpful' }).click();
+    // Leaves at once: no category, no comment, no Send.
+    await page.close({ runBeforeUnload: true });
+    const events = await waitFor('w-5', (e) => e.length >= 1);
+    expect(events.map((e) => [e.type, e.userId])).toEqual([['thumbs_down', 'leaver']]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   it('sends no implicit signal without consent, and reports abandonment with it', async () => {
     const token = await newResponse('w-2');

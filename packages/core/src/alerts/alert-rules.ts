@@ -27,8 +27,19 @@ export const DEFAULT_MIN_SAMPLE = 30;
 export const DEFAULT_BASELINE_DAYS = 7;
 /** The longest baseline a rule may ask for (the hourly counts are kept a little longer). */
 export const MAX_BASELINE_DAYS = 14;
-/** Negatives naming a category in the window before a spike of it counts (a baseline of 0 would make one event a spike). */
-export const DEFAULT_MIN_COUNT = 5;
+/**
+ * Negatives naming a category in the window before a spike of it counts (a baseline of 0 would make
+ * one event a spike). 10, tuned on the demo and dataset replays (docs/alerts.md, "False alarms"):
+ * 5–9 negatives of a category in a day is the noise of a small workspace.
+ */
+export const DEFAULT_MIN_COUNT = 10;
+/**
+ * The one-sided binomial p-value below which a category's count is a spike: P(X ≥ count) for X ~
+ * Binomial(rated in the window, the category's baseline share). 0.001, because the rule tests
+ * every category every hour (some 3,600 correlated tests a month for 5 categories): at 0.01 the
+ * demo's quiet weeks still spiked (docs/alerts.md, "False alarms").
+ */
+export const DEFAULT_SPIKE_MAX_P_VALUE = 0.001;
 /** Default hysteresis of a rate rule, in percentage points. */
 export const DEFAULT_RATE_HYSTERESIS = 5;
 /** Default hysteresis of a category spike, as a factor: 2× fires, 1.5× resolves. */
@@ -69,6 +80,12 @@ const ruleInput = z.strictObject({
     .describe(`Margin past the threshold before a firing alert resolves: percentage points (default ${DEFAULT_RATE_HYSTERESIS}), or a factor for category_spike (default ${DEFAULT_SPIKE_HYSTERESIS})`),
   baselineDays: z.number().int().min(1).max(MAX_BASELINE_DAYS).optional().describe(`category_spike only: days before the window that make the baseline (default ${DEFAULT_BASELINE_DAYS})`),
   minCount: z.number().int().min(1).max(MAX_MIN_SAMPLE).optional().describe(`category_spike only: negatives naming the category in the window before it can spike (default ${DEFAULT_MIN_COUNT})`),
+  maxPValue: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .describe(`category_spike only: the binomial test's p-value must be below this for a spike (default ${DEFAULT_SPIKE_MAX_P_VALUE}; 1 turns the test off)`),
   enabled: z.boolean().default(true),
 });
 
@@ -89,6 +106,8 @@ export interface AlertRule {
   baselineDays?: number;
   /** category_spike only. */
   minCount?: number;
+  /** category_spike only: the significance level of the binomial test. */
+  maxPValue?: number;
   enabled: boolean;
 }
 
@@ -97,6 +116,7 @@ function kindProblem(rule: z.output<typeof ruleInput>): { path: string; message:
   const spike = rule.kind === 'category_spike';
   if (!spike && rule.baselineDays !== undefined) return { path: 'baselineDays', message: 'only a category_spike rule has a baseline' };
   if (!spike && rule.minCount !== undefined) return { path: 'minCount', message: 'only a category_spike rule has a minCount' };
+  if (!spike && rule.maxPValue !== undefined) return { path: 'maxPValue', message: 'only a category_spike rule has a maxPValue' };
   const hysteresis = rule.hysteresis ?? (spike ? DEFAULT_SPIKE_HYSTERESIS : DEFAULT_RATE_HYSTERESIS);
   if (spike) {
     if (!(rule.threshold > 1 && rule.threshold <= MAX_SPIKE_FACTOR)) return { path: 'threshold', message: `a spike factor must be above 1 and at most ${MAX_SPIKE_FACTOR}` };
@@ -118,11 +138,13 @@ export const alertRuleSchema = ruleInput
   })
   .transform((rule): AlertRule => {
     const spike = rule.kind === 'category_spike';
-    const { baselineDays, minCount, hysteresis, ...rest } = rule;
+    const { baselineDays, minCount, maxPValue, hysteresis, ...rest } = rule;
     return {
       ...rest,
       hysteresis: hysteresis ?? (spike ? DEFAULT_SPIKE_HYSTERESIS : DEFAULT_RATE_HYSTERESIS),
-      ...(spike ? { baselineDays: baselineDays ?? DEFAULT_BASELINE_DAYS, minCount: minCount ?? DEFAULT_MIN_COUNT } : {}),
+      ...(spike
+        ? { baselineDays: baselineDays ?? DEFAULT_BASELINE_DAYS, minCount: minCount ?? DEFAULT_MIN_COUNT, maxPValue: maxPValue ?? DEFAULT_SPIKE_MAX_P_VALUE }
+        : {}),
     };
   });
 
@@ -163,6 +185,7 @@ export function defaultAlertRules(): AlertRule[] {
       hysteresis: DEFAULT_SPIKE_HYSTERESIS,
       baselineDays: DEFAULT_BASELINE_DAYS,
       minCount: DEFAULT_MIN_COUNT,
+      maxPValue: DEFAULT_SPIKE_MAX_P_VALUE,
     },
     { ...base, id: 'correction-rate', kind: 'correction_rate', severity: 'warning', threshold: 20 },
     { ...base, id: 'escalation-rate', kind: 'escalation_rate', severity: 'warning', threshold: 10 },

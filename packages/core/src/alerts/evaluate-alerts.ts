@@ -8,7 +8,8 @@
  */
 import { alertFingerprint } from './alert-fingerprint.js';
 import type { AlertRule, AlertRuleKind, AlertSeverity } from './alert-rules.js';
-import { baselineStart, expectedInWindow, HOUR_MS, sumWindow, windowStart, type HourlyCounts, type WindowCounts } from './alert-window.js';
+import { binomialUpperTail } from '../stats/distributions.js';
+import { baselineStart, HOUR_MS, sumWindow, windowStart, type HourlyCounts, type WindowCounts } from './alert-window.js';
 
 const PERCENT = 100;
 /** Values are kept to 2 decimals, like the rollup's rates. */
@@ -141,6 +142,7 @@ function observeRate(rule: AlertRule, counts: WindowCounts, registered: Register
 function observeSpikes(rule: AlertRule, counts: WindowCounts, baseline: WindowCounts, open: readonly OpenAlert[]): Observation[] {
   const baselineDays = rule.baselineDays ?? 1;
   const minCount = rule.minCount ?? 1;
+  const maxPValue = rule.maxPValue ?? 1;
   const enough = counts.rated >= rule.minSample;
   const categories = new Set(counts.negativeCategories.keys());
   const out: Observation[] = [];
@@ -154,11 +156,18 @@ function observeSpikes(rule: AlertRule, counts: WindowCounts, baseline: WindowCo
   for (const alert of open) if (!seen.has(alert.fingerprint)) out.push(...quietCategory(alert));
   return out;
 
+  // A category's expected count is the window's ratings times its share of the baseline's ratings
+  // (with ½ added, Jeffreys-style, so a category never seen before has a small share, not 0), so a
+  // busier day is not a spike; the one-sided binomial test says whether the count is more than
+  // chance. A spike needs all three: at least minCount, above factor × expected, p below maxPValue.
   function spikeOf(category: string): Observation {
     const count = counts.negativeCategories.get(category) ?? 0;
-    const expected = expectedInWindow(baseline.negativeCategories.get(category) ?? 0, baselineDays, rule.windowHours);
+    const share = ((baseline.negativeCategories.get(category) ?? 0) + 0.5) / (baseline.rated + 1);
+    const trials = Math.max(counts.rated, count);
+    const expected = trials * share;
+    const p = binomialUpperTail(count, trials, share);
     const limit = round(rule.threshold * expected);
-    const breached = enough && count >= minCount && count > rule.threshold * expected;
+    const breached = enough && count >= minCount && count > rule.threshold * expected && p < maxPValue;
     const clear = enough && (count <= (rule.threshold - rule.hysteresis) * expected || count < minCount);
     return {
       ruleId: rule.id,
@@ -172,7 +181,7 @@ function observeSpikes(rule: AlertRule, counts: WindowCounts, baseline: WindowCo
       sample: counts.rated,
       breached,
       clear,
-      message: `${count} negatives name "${category}" over the last ${rule.windowHours} h, above ${rule.threshold}× its ${baselineDays}-day baseline of ${round(expected)}`,
+      message: `${count} negatives name "${category}" over the last ${rule.windowHours} h, above ${rule.threshold}× the ${round(expected)} its ${baselineDays}-day baseline share of ${counts.rated} rated predicts (binomial p = ${p.toPrecision(2)})`,
     };
   }
 

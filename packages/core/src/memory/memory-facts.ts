@@ -40,7 +40,7 @@ export interface MemoryFacts {
   categories: string[];
   /** Issues of a review that was not approved (distinct). */
   issues: string[];
-  /** The single words of a negative event's comment (distinct). */
+  /** The phrases of a negative event's comment (distinct): an NLP phraser's when given, else its single words. */
   complaints: string[];
   /** The start of that comment, when it has complaint words: what a complaint item quotes. */
   example: string | null;
@@ -101,9 +101,12 @@ function rewrite(e: MemoryEvent): { original: string; edited: string } | null {
  *   occurredAt: new Date(0), answer: 'x', queryType: 'sql', responseId: 'r1' })
  * // { id: 'e1', at: 0, verdict: true, categories: ['hallucination'], complaints: ['made', 'up', 'numbers'], example: 'made up numbers', ... }
  */
-export function memoryFacts(e: MemoryEvent): MemoryFacts {
+export function memoryFacts(e: MemoryEvent, phrasesOf?: (text: string) => string[]): MemoryFacts {
   const facts = negativeFacts(e);
-  const complaints = facts.negative && facts.comment !== null ? commentPhrases(facts.comment).filter((p) => !p.includes(' ')) : [];
+  // With a phraser (the server's wink-nlp, issue 23) a comment is its phrases ("cite outdated
+  // policy"), not three unrelated words; without, its single words as before.
+  const complaints =
+    facts.negative && facts.comment !== null ? (typeof phrasesOf === 'function' ? [...new Set(phrasesOf(facts.comment))] : commentPhrases(facts.comment).filter((p) => !p.includes(' '))) : [];
   const r = rewrite(e);
   return {
     id: e.id,
@@ -122,6 +125,6 @@ export function memoryFacts(e: MemoryEvent): MemoryFacts {
 /**
  * The version of what {@link memoryFacts} extracts. Facts kept by an older version (a snapshot)
  * are re-derived from the events: bump it whenever memoryFacts would answer differently for the
- * same event.
+ * same event. 2: complaints are the comment's phrases (issue 23).
  */
-export const MEMORY_FACTS_VERSION = 1;
+export const MEMORY_FACTS_VERSION = 2;

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { nearDuplicates } from '../insights/phrase-themes.js';
 import { memoryFacts, type MemoryEvent, type MemoryFacts } from './memory-facts.js';
 import { STYLE_INSTRUCTIONS } from './style-features.js';
 
@@ -127,8 +128,13 @@ const round = (x: number): number => Math.round(x * 1000) / 1000;
  * memory.text // 'What this user has taught us ...\n- Do not use emoji (3 edits)'
  * memory.items[0] // { kind: 'style', key: 'emoji', value: 'remove', support: 3, eventIds: [...] , ... }
  */
-export function userMemory(events: readonly MemoryEvent[], now: Date, options: Partial<MemoryOptions> = {}): UserMemory {
-  return memoryFromFacts(events.map(memoryFacts), now, options);
+export function userMemory(events: readonly MemoryEvent[], now: Date, options: Partial<MemoryOptions> & { phrasesOf?: (text: string) => string[] } = {}): UserMemory {
+  const { phrasesOf, ...rest } = options;
+  return memoryFromFacts(
+    events.map((e) => memoryFacts(e, phrasesOf)),
+    now,
+    rest,
+  );
 }
 
 /**
@@ -137,7 +143,7 @@ export function userMemory(events: readonly MemoryEvent[], now: Date, options: P
  * events, so reading a user's 2,000 events costs no regular expression and no phrase table.
  *
  * @example
- * memoryFromFacts(events.map(memoryFacts), new Date()) // equals userMemory(events, new Date())
+ * memoryFromFacts(events.map((e) => memoryFacts(e)), new Date()) // equals userMemory(events, new Date())
  */
 export function memoryFromFacts(facts: readonly MemoryFacts[], now: Date, options: Partial<MemoryOptions> = {}): UserMemory {
   const o = { ...MEMORY_DEFAULTS, ...options };
@@ -180,9 +186,22 @@ export function memoryFromFacts(facts: readonly MemoryFacts[], now: Date, option
   for (const ev of evidence.values()) {
     if (enough(ev.eventIds.length, ev.weight)) items.push(toItem(ev, ev.weight));
   }
-  // Complaint words: the strongest few that are not already said by a category.
-  // An event's complaint words are distinct, so each id is in a word's list once.
-  const complaintItems = [...complaints]
+  // Complaint phrases: near-duplicates ("outdated policy", "cite outdated policy") are one item,
+  // named by its strongest phrase and counting each event once; then the strongest few.
+  const merged: Array<[string, { weight: number; eventIds: string[]; example: string }]> = [];
+  for (const [phrase, c] of [...complaints].sort(([a, x], [b, y]) => y.weight - x.weight || (a < b ? -1 : 1))) {
+    const into = merged.find(([p]) => nearDuplicates(p, phrase));
+    if (!into) {
+      merged.push([phrase, { ...c, eventIds: [...c.eventIds] }]);
+      continue;
+    }
+    for (const id of c.eventIds) {
+      if (into[1].eventIds.includes(id)) continue;
+      into[1].eventIds.push(id);
+      into[1].weight += c.weight / c.eventIds.length;
+    }
+  }
+  const complaintItems = merged
     .filter(([, c]) => enough(c.eventIds.length, c.weight))
     .sort(([a, x], [b, y]) => y.weight - x.weight || (a < b ? -1 : 1))
     .slice(0, 3);

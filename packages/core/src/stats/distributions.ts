@@ -274,3 +274,18 @@ export function betaQuantile(p: number, a: number, b: number): number {
   }
   return (lo + hi) / 2;
 }
+
+/**
+ * P(X ≥ k) for X ~ Binomial(n, p): the upper tail, exactly, as the regularized incomplete beta
+ * I_p(k, n − k + 1) (Abramowitz & Stegun 26.5.24). The one-sided test of "more than expected".
+ *
+ * @example
+ * binomialUpperTail(3, 3, 0.5) // 0.125
+ */
+export function binomialUpperTail(k: number, n: number, p: number): number {
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  return betaRegularized(p, k, n - k + 1);
+}

@@ -8,6 +8,7 @@
  */
 import { meanOf, percentOf } from '../signals/daily-metrics.js';
 import { addSumsInto, compareCodeUnits, emptySums, type StatsSums } from '../signals/stats-sums.js';
+import { recentDropOf, type RecentDrop } from './recent-drop.js';
 import { trendOf, type Trend } from './trend.js';
 import { wilsonInterval } from './wilson.js';
 
@@ -92,6 +93,8 @@ export interface StatsReport extends StatsMeasures {
   /** Negative events per error category, most frequent first, with each one's share of them. */
   errorCategories: Array<{ category: string; count: number; share: number }>;
   trend: Trend;
+  /** A sharp drop of the last 2–3 days against the 7-day line before them (stats/recent-drop.ts). */
+  recentDrop: RecentDrop;
   /** null when the request did not group. */
   groupBy: StatsGroupBy | null;
   groups: Array<{ key: string } & StatsMeasures>;
@@ -174,6 +177,7 @@ export function buildStatsReport(input: StatsInput): StatsReport {
     trend: trendOf(
       byDay.flatMap((d, i) => (d.satisfactionRate === null ? [] : [{ x: i, y: d.satisfactionRate }])),
     ),
+    recentDrop: recentDropOf(byDay),
     groupBy: input.groupBy,
     groups: groupsOf(input, perDay, total),
     baseline: baselineOf(measures),

@@ -11,7 +11,7 @@ import { twoSidedTPValue, twoSidedZPValue } from './distributions.js';
 
 /** Significance level of both tests. */
 export const TREND_ALPHA = 0.05;
-/** Fewer days than this give `stable` whatever the figures. */
+/** Fewer days than this give `not_enough_days` whatever the figures. */
 export const TREND_MIN_DAYS = 7;
 
 /** Ordinary least squares of y on x, with the slope's t-test. */
@@ -101,16 +101,21 @@ export function mannKendall(series: readonly number[]): MannKendall {
 
 /** The trend in words, and the figures behind it. */
 export interface Trend {
-  direction: 'improving' | 'stable' | 'declining';
+  /** `not_enough_days` below {@link TREND_MIN_DAYS} days with a rate: never "stable" on too little. */
+  direction: 'improving' | 'stable' | 'declining' | 'not_enough_days';
+  /** The words to show: the direction, or "not enough days: N of 7". */
+  verdict: string;
   /** Days in the series (days with a rate). */
   days: number;
+  /** Days a verdict needs ({@link TREND_MIN_DAYS}). */
+  requiredDays: number;
   regression: LinearTrend;
   mannKendall: MannKendall;
 }
 
 /**
- * The trend of a daily rate (higher is better): `improving` or `declining` when there are at
- * least {@link TREND_MIN_DAYS} days and both the regression slope and Mann-Kendall are
+ * The trend of a daily rate (higher is better): `not_enough_days` below {@link TREND_MIN_DAYS}
+ * days; else `improving` or `declining` when both the regression slope and Mann-Kendall are
  * significant at {@link TREND_ALPHA} in the same direction, else `stable`. `x` is the day's
  * offset, so a gap (a day without a rate) stays a gap.
  *
@@ -121,10 +126,14 @@ export function trendOf(points: ReadonlyArray<{ x: number; y: number }>): Trend 
   const ordered = [...points].sort((a, b) => a.x - b.x);
   const regression = linearTrend(ordered);
   const mk = mannKendall(ordered.map((p) => p.y));
+  const days = ordered.length;
+  if (days < TREND_MIN_DAYS) {
+    return { direction: 'not_enough_days', verdict: `not enough days: ${days} of ${TREND_MIN_DAYS}`, days, requiredDays: TREND_MIN_DAYS, regression, mannKendall: mk };
+  }
   let direction: Trend['direction'] = 'stable';
   const significant = regression.pValue !== null && regression.pValue < TREND_ALPHA && mk.pValue < TREND_ALPHA;
-  if (ordered.length >= TREND_MIN_DAYS && significant && regression.slope !== null && Math.sign(regression.slope) === Math.sign(mk.s)) {
+  if (significant && regression.slope !== null && Math.sign(regression.slope) === Math.sign(mk.s)) {
     direction = regression.slope > 0 ? 'improving' : 'declining';
   }
-  return { direction, days: ordered.length, regression, mannKendall: mk };
+  return { direction, verdict: direction, days, requiredDays: TREND_MIN_DAYS, regression, mannKendall: mk };
 }

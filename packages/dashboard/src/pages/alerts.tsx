@@ -45,7 +45,7 @@ export function RuleEditor() {
       {(s) => {
         const current = rules ?? s.rules;
         const set = (i: number, patch: Partial<Rule>) => setRules(current.map((r, j) => (j === i ? { ...r, ...patch } : r)));
-        const body = { rules: current.map(({ id, kind, severity, threshold, windowHours, minSample, forSeconds, enabled, hysteresis, baselineDays, minCount }) => ({ id, kind, severity, threshold, windowHours, minSample, forSeconds, enabled, hysteresis, baselineDays, minCount })) };
+        const body = { rules: current.map(({ id, kind, severity, threshold, windowHours, minSample, forSeconds, enabled, hysteresis, baselineDays, minCount, maxPValue }) => ({ id, kind, severity, threshold, windowHours, minSample, forSeconds, enabled, hysteresis, baselineDays, minCount, maxPValue })) };
         return (
           <>
             <p class="note">{s.default ? 'These are the default rules; saving makes them this workspace’s own.' : 'This workspace’s own rules.'}</p>

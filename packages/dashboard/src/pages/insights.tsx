@@ -6,6 +6,7 @@
 import { api } from '../api.js';
 import { Card, Show, num, pct, useLoad } from '../ui.js';
 
+interface Theme { phrase: string; variants?: string[]; current: number; previous: number; users?: number; rose?: boolean; pValue?: number | null; events: Sample }
 interface Sample { count: number; sample: string[] }
 interface Rank { name: string; rated?: number; satisfaction?: { rate: number; lower: number; upper: number }; escalation?: { rate: number }; sessions?: number; events: Sample }
 interface Report {
@@ -13,7 +14,7 @@ interface Report {
   correctionPatterns: { corrections: number; patterns: Array<{ format: string; kind: string; count: number; share: number; events: Sample; tables?: Array<{ table: string; count: number }> }> };
   lowestSatisfaction: { agents: { ranked: Rank[] }; models: { ranked: Rank[] } };
   highestEscalation: { queryTypes: { ranked: Rank[] } };
-  risingThemes: { comments: number; themes: Array<{ phrase: string; current: number; previous: number; events: Sample }> };
+  risingThemes: { comments: number; themes: Theme[]; praise?: Theme[] };
 }
 
 const ids = (s: Sample) => (s.sample.length ? <span class="ids" title={s.sample.join(', ')}>events: {s.sample.slice(0, 3).join(', ')}{s.count > 3 ? '…' : ''}</span> : null);
@@ -57,17 +58,37 @@ export function Insights() {
               <ol>{r.highestEscalation.queryTypes.ranked.map((q) => <li key={q.name}>{q.name}: {pct(q.escalation?.rate ?? null)} of sessions {ids(q.events)}</li>)}</ol>
             )}
           </Card>
-          <Card title={`Rising themes in comments (${num(r.risingThemes.comments)} comments)`}>
-            {r.risingThemes.themes.length === 0 ? <p class="note">No rising themes.</p> : (
-              <ul>
-                {r.risingThemes.themes.map((t) => (
-                  <li key={t.phrase}>{t.phrase.length >= 3 ? <a href={`#/responses?comment=${encodeURIComponent(t.phrase)}`}>“{t.phrase}”</a> : `“${t.phrase}”`}: {t.current} now, {t.previous} before {ids(t.events)}</li>
-                ))}
-              </ul>
-            )}
+          <Card title={`Rising complaints in comments (${num(r.risingThemes.comments)} comments)`}>
+            <ThemeList themes={r.risingThemes.themes} ids={ids} />
+          </Card>
+          <Card title="Rising praise in comments">
+            <ThemeList themes={r.risingThemes.praise ?? []} ids={ids} />
           </Card>
         </div>
       )}
     </Show>
+  );
+}
+
+/**
+ * Themes as phrases: each with its comments now and before, its distinct users, and whether its
+ * rise is significant (one-sided two-proportion test, p < 0.05, two users at least). The link
+ * searches the comments for the phrase's last word (phrases are lemmas: "cite outdated policy").
+ */
+function ThemeList({ themes, ids }: { themes: Theme[]; ids: (s: Sample) => preact.ComponentChildren }) {
+  if (themes.length === 0) return <p class="note">No rising themes.</p>;
+  return (
+    <ul>
+      {themes.map((t) => {
+        const last = t.phrase.split(' ').at(-1) ?? t.phrase;
+        return (
+          <li key={t.phrase}>
+            {last.length >= 3 ? <a href={`#/responses?comment=${encodeURIComponent(last)}`}>“{t.phrase}”</a> : `“${t.phrase}”`}: {t.current} comments from {t.users ?? '–'} users, {t.previous} before{' '}
+            {t.rose ? <span class="tag warning" title={`p = ${t.pValue?.toFixed(3) ?? '–'}`}>risen</span> : <span class="note" title="not a significant rise yet">not significant</span>} {ids(t.events)}
+            {t.variants && t.variants.length > 1 ? <div class="note">also: {t.variants.slice(1).join(', ')}</div> : null}
+          </li>
+        );
+      })}
+    </ul>
   );
 }

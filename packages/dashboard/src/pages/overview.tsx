@@ -1,22 +1,27 @@
 /**
- * Overview: satisfaction and its 7-day rolling line, the trend verdict with its figures, volume by
- * day, first-pass acceptance, edit distance, error categories, rates, and today's live counters
- * (polled every 5 s from `GET /v1/stats/live`).
+ * Overview: the firing alerts first, then satisfaction and its 7-day rolling line, the trend
+ * verdict with its figures and a named recent drop, volume by day, first-pass acceptance, edit
+ * distance, error categories, rates, and today's live counters (polled every 5 s from
+ * `GET /v1/stats/live`, each event under its own day). An empty workspace gets the first-run panel
+ * instead of blank axes.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Card, Figure, LineChart, Show, VolumeChart, num, pct, useLoad } from '../ui.js';
+import { Card, Figure, LineChart, Show, VolumeChart, duration, num, pct, useLoad } from '../ui.js';
+import { FirstRun } from './first-run.js';
 
 interface Interval { rate: number | null; lower: number | null; upper: number | null }
 interface Stats {
-  from: string; to: string; total: number; positive: number; negative: number; satisfactionRate: number | null;
+  from: string; to: string; events: number; total: number; positive: number; negative: number; satisfactionRate: number | null;
   satisfactionInterval: Interval; rolling7DaySatisfaction: Interval; correctionRate: number | null; escalationRate: number | null;
   avgResponseTimeMs: number | null; firstPassAcceptanceRate: number | null; averageEditDistance: number | null; responses: number;
   byDay: Array<{ date: string; positive: number; negative: number; satisfactionRate: number | null; rolling7DaySatisfaction: number | null }>;
   errorCategories: Array<{ category: string; count: number; share: number }>;
-  trend: { direction: string; days: number; regression: { slope: number | null; pValue: number | null }; mannKendall: { pValue: number; tau: number | null } };
+  trend: { direction: string; verdict: string; days: number; requiredDays: number; regression: { slope: number | null; pValue: number | null }; mannKendall: { pValue: number; tau: number | null } };
+  recentDrop: { detected: boolean; verdict: string | null };
 }
 interface Live { total?: number; byPolarity?: Record<string, number>; byType?: Record<string, number> }
+interface FiringAlert { id: string; severity: 'warning' | 'critical'; message: string; firedAt: string | null; ruleId: string }
 
 const DAY_MS = 86_400_000;
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
@@ -42,11 +47,32 @@ function LiveCounters() {
   }, []);
   return (
     <div class="figures" aria-live="polite">
-      <Figure label="Events received today" value={num(live?.total ?? null)} />
-      <Figure label="Positive" value={num(live?.byPolarity?.positive ?? null)} />
-      <Figure label="Negative" value={num(live?.byPolarity?.negative ?? null)} />
-      <Figure label="Corrections" value={num(live?.byType?.correction ?? null)} />
+      <Figure label="Events today" value={num(live ? (live.total ?? 0) : null)} />
+      <Figure label="Positive" value={num(live ? (live.byPolarity?.positive ?? 0) : null)} />
+      <Figure label="Negative" value={num(live ? (live.byPolarity?.negative ?? 0) : null)} />
+      <Figure label="Corrections" value={num(live ? (live.byType?.correction ?? 0) : null)} />
     </div>
+  );
+}
+
+/** The alerts firing now, at the top: what a team must see first. Nothing when none fires. */
+function FiringAlerts() {
+  const [alerts] = useLoad(() => api<{ alerts: FiringAlert[] }>('GET', '/v1/alerts?state=firing'), []);
+  if (alerts.state !== 'ok' || alerts.data.alerts.length === 0) return null;
+  const list = alerts.data.alerts;
+  return (
+    <section class="firing" role="alert" aria-label="Alerts firing">
+      <h2>
+        {list.length} alert{list.length === 1 ? '' : 's'} firing · <a href="#/alerts">see all</a>
+      </h2>
+      <ul>
+        {list.map((a) => (
+          <li key={a.id}>
+            <span class={`tag ${a.severity}`}>{a.severity}</span> {a.message}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -54,8 +80,10 @@ function LiveCounters() {
 export function Overview() {
   const [days, setDays] = useState(30);
   const [stats] = useLoad(() => api<Stats>('GET', `/v1/stats?from=${day(Date.now() - (days - 1) * DAY_MS)}`), [days]);
+  if (stats.state === 'ok' && stats.data.events === 0 && stats.data.responses === 0) return <FirstRun />;
   return (
     <>
+      <FiringAlerts />
       <div class="toolbar">
         <label for="range">Range</label>
         <select id="range" value={days} onChange={(e) => setDays(Number(e.currentTarget.value))}>
@@ -65,7 +93,7 @@ export function Overview() {
         </select>
       </div>
       <div class="grid">
-        <Card title="Today, live">
+        <Card title="Today, live (UTC day each event occurred)">
           <LiveCounters />
         </Card>
         <Show value={stats} height={420}>
@@ -77,10 +105,15 @@ export function Overview() {
                   <Figure label="Last 7 days" value={pct(s.rolling7DaySatisfaction.rate)} />
                   <Figure
                     label="Trend"
-                    value={s.trend.direction}
-                    sub={`over ${s.trend.days} days: slope ${s.trend.regression.slope?.toFixed(2) ?? '–'} pts/day (p = ${s.trend.regression.pValue?.toFixed(3) ?? '–'}), Mann-Kendall p = ${s.trend.mannKendall.pValue.toFixed(3)}`}
+                    value={s.trend.verdict}
+                    sub={
+                      s.trend.direction === 'not_enough_days'
+                        ? `a verdict needs ${s.trend.requiredDays} days with ratings`
+                        : `over ${s.trend.days} days: slope ${s.trend.regression.slope?.toFixed(2) ?? '–'} pts/day (p = ${s.trend.regression.pValue?.toFixed(3) ?? '–'}), Mann-Kendall p = ${s.trend.mannKendall.pValue.toFixed(3)}`
+                    }
                   />
                 </div>
+                {s.recentDrop.detected ? <p class="warn drop" role="status">{s.recentDrop.verdict}</p> : null}
               </Card>
               <Card title="Satisfaction by day, and its 7-day rolling line" wide>
                 <LineChart
@@ -102,7 +135,7 @@ export function Overview() {
                   <Figure label="Average edit distance" value={pct(s.averageEditDistance)} />
                   <Figure label="Correction rate" value={pct(s.correctionRate)} />
                   <Figure label="Escalation rate" value={pct(s.escalationRate)} />
-                  <Figure label="Response time" value={s.avgResponseTimeMs === null ? '–' : `${Math.round(s.avgResponseTimeMs)} ms`} />
+                  <Figure label="Time to feedback" value={duration(s.avgResponseTimeMs)} sub="mean time from an answer to its feedback" />
                   <Figure label="Responses" value={num(s.responses)} />
                 </div>
               </Card>

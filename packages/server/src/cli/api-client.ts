@@ -60,7 +60,12 @@ export async function requestWithRetry(
       await sleep(backoff(attempt, policy));
     }
   }
-  throw new Error(`${method} ${path}: no answer after ${policy.attempts} attempts (${String((lastError as Error)?.message ?? lastError)})`);
+  // Name the address tried: a user without a server running must see where the CLI looked.
+  const cause = (lastError as { cause?: { code?: string; message?: string } })?.cause;
+  const why = cause?.code ?? cause?.message ?? String((lastError as Error)?.message ?? lastError);
+  throw new Error(
+    `${method} ${new URL(path, target.url).href}: no answer after ${policy.attempts} attempts (${why}). Is a feedloop server running at ${target.url}? Point the command at it with --url or FEEDLOOP_URL.`,
+  );
 }
 
 /** The wait before attempt `attempt + 1`: doubling from the base, with up to 50 % jitter so clients spread out. */

@@ -150,7 +150,14 @@ export function demoData(now: Date, options: { seed?: number; scale?: number } =
         else ev('thumbs_down', 1 + rnd() * 4, withComment || rnd() < 0.3 ? { comment: pick(COMMENTS_NEG) } : undefined);
       }
       if (!good && rnd() < 0.45) {
-        const cats = agent === 'search' && r.contextDocumentIds?.includes('doc-old-retention-2023') ? ['wrong_context'] : [pick(CATEGORIES)];
+        // The regressed SQL model has a signature failure (it invents columns): the category spike
+        // the default rule should catch, beside the satisfaction drop.
+        const cats =
+          agent === 'search' && r.contextDocumentIds?.includes('doc-old-retention-2023')
+            ? ['wrong_context']
+            : model === 'gpt-4o-2026-11' && rnd() < 0.8
+              ? ['hallucination']
+              : [pick(CATEGORIES)];
         ev('error_categories', 5, { categories: cats });
       }
       if (sql && !good && rnd() < 0.35) ev('correction', 8, { corrected: sql[2], format: 'sql', ...(rnd() < 0.3 ? { comment: 'fixed the filter' } : {}) });

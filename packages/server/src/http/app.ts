@@ -4,6 +4,7 @@
  */
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
+import { roundingReplacer } from '@feedloop/core';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { installAuth } from './auth.js';
@@ -71,7 +72,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(zodValidatorCompiler);
   // Responses are built by our own code from typed values; plain JSON.stringify is the fastest.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Every number is rounded on its way out (core/round-figures.ts): no float noise in an answer.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data, roundingReplacer));
+  app.setReplySerializer((payload) => JSON.stringify(payload, roundingReplacer));
   installShutdown(app);
   installErrorHandlers(app, metrics);
   installAuth(app, services.keys);

@@ -87,11 +87,13 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
   for (const c of claimed) {
     const { event } = c;
     const base = baseRow(c);
-    const receivedDay = utcDay(event.receivedAt);
+    // Live counters count under the event's own day (occurredAt, which ingest defaults to receipt),
+    // the rollups' day rule, so an import or a late flush never lands on today's card.
+    const counterDay = utcDay(event.occurredAt ?? event.receivedAt);
     const dedup = dedupStage(event);
     if (!dedup.keep) {
       out.signals.push({ ...base, status: 'dropped', drop_reason: dedup.reason });
-      addCounterDeltas(out.counters, event.workspaceId, receivedDay, liveCounterFields({ type: event.type, polarity: 'neutral', severity: 'none', status: 'dropped' }));
+      addCounterDeltas(out.counters, event.workspaceId, counterDay, liveCounterFields({ type: event.type, polarity: 'neutral', severity: 'none', status: 'dropped' }));
       continue;
     }
     let classification: Classification;
@@ -128,7 +130,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
     addCounterDeltas(
       out.counters,
       event.workspaceId,
-      receivedDay,
+      counterDay,
       liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted' }),
     );
     addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
@@ -150,7 +152,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
         out.dirtyDays.push({ workspaceId: event.workspaceId, day });
       }
     }
-    addCounterDeltas(out.counters, event.workspaceId, days[0] ?? receivedDay, ratedCounterFields(event.type, classification.polarity));
+    addCounterDeltas(out.counters, event.workspaceId, days[0] ?? counterDay, ratedCounterFields(event.type, classification.polarity));
     if (!rescore.has(`${event.workspaceId}\u0000${event.responseId}`)) {
       rescore.add(`${event.workspaceId}\u0000${event.responseId}`);
       out.responses.push({ workspaceId: event.workspaceId, responseId: event.responseId });

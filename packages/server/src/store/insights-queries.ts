@@ -35,8 +35,8 @@ export const INSIGHT_EVENTS_SQL = `SELECT e.id, e.type, e.payload->>'format' AS 
             CASE WHEN e.type = 'correction' AND s.correction IS NULL THEN left(e.payload->>'corrected', $6) END AS corrected,
             left(COALESCE(e.payload->>'comment', e.payload->>'note', e.payload->>'reason'), $7) AS comment,
             CASE WHEN e.type IN ('rating', 'rate_usefulness') THEN (e.payload->>'rating')::int END AS rating,
-            r.agent, r.model, r.query_type AS "queryType"
-       FROM (SELECT id, type, payload, response_id, occurred_at FROM feedback_events
+            r.agent, r.model, r.query_type AS "queryType", e.user_id AS "userId"
+       FROM (SELECT id, type, payload, response_id, occurred_at, user_id FROM feedback_events
               WHERE workspace_id = $1
                 AND (type IN ('correction', 'escalation', 'thumbs_down', 'rating', 'rate_usefulness') OR payload ?| array['comment', 'note', 'reason'])
                 AND occurred_at >= $2 AND occurred_at < $3 AND received_at >= $2::timestamptz - interval '${SKEW_INTERVAL}'
@@ -64,6 +64,8 @@ export interface InsightEvent {
   agent: string | null;
   model: string | null;
   queryType: string | null;
+  /** The user who gave it (distinct users of a theme). */
+  userId: string | null;
 }
 
 /**

@@ -72,7 +72,7 @@ interface Row {
  *
  * @example
  * const s = await readMemorySnapshot(db, ws, 'user-456', 2_000);
- * if (s?.intact) facts = [...s.tail.map(memoryFacts), ...(s.entries ?? []).map((e) => e.facts)];
+ * if (s?.intact) facts = [...s.tail.map((e) => memoryFacts(e)), ...(s.entries ?? []).map((e) => e.facts)];
  */
 export async function readMemorySnapshot(db: SqlExecutor, workspaceId: string, userId: string, limit: number, cachedStamp?: string): Promise<MemorySnapshot | null> {
   const rows = await db.query<Row>(

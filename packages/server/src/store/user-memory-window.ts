@@ -6,6 +6,7 @@
  * next request (the read looks at the log every time), and the snapshot is only ever a cache.
  */
 import { MEMORY_FACTS_VERSION, memoryFacts, type MemoryFacts } from '@feedloop/core';
+import { commentPhrasesOf } from '../nlp.js';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { MemoryFactsCache } from './memory-facts-cache.js';
 import { MEMORY_EVENTS_LIMIT, readMemoryEvents, type SeqMemoryEvent } from './user-memory.js';
@@ -29,7 +30,8 @@ export interface MemoryWindow {
   source: WindowSource;
 }
 
-const withFacts = (events: readonly SeqMemoryEvent[]): SeqMemoryFacts[] => events.map((e) => ({ seq: e.seq, facts: memoryFacts(e) }));
+// Complaints as the comment's phrases (wink-nlp), not its words: see memoryFacts.
+const withFacts = (events: readonly SeqMemoryEvent[]): SeqMemoryFacts[] => events.map((e) => ({ seq: e.seq, facts: memoryFacts(e, commentPhrasesOf) }));
 const factsOf = (entries: readonly SeqMemoryFacts[]): MemoryFacts[] => entries.map((e) => e.facts);
 
 /**

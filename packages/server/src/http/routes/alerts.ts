@@ -29,6 +29,7 @@ const ruleView = z.object({
   hysteresis: z.number(),
   baselineDays: z.number().optional(),
   minCount: z.number().optional(),
+  maxPValue: z.number().optional(),
   enabled: z.boolean(),
 });
 

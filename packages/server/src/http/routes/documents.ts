@@ -21,7 +21,7 @@ const listQuery = z.strictObject({
 });
 
 const scoresBody = z.strictObject({
-  documentIds: z.array(z.string().min(1).max(2_048)).min(1).max(LIMITS.sourcesMaxItems).describe('The candidates, ids or source URLs'),
+  documentIds: z.array(z.string().min(1).max(2_048).refine((s) => !s.includes('\u0000'), 'must not contain a NUL character (the database refuses it)')).min(1).max(LIMITS.sourcesMaxItems).describe('The candidates, ids or source URLs'),
 });
 
 type Scored = DocumentCounts & { effectiveness: number; interval: [number, number] };

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { readFeedbackToken, signFeedbackToken, verifyFeedbackToken, type FeedbackTokenClaims } from '../../ingest/feedback-token.js';
 import { responseExists, rotateTokenSecret, tokenSecretOf, tokenWorkspace } from '../../store/feedback-token-secrets.js';
+import { getResponse } from '../../store/responses.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 import { withValidator } from '../validation.js';
@@ -42,7 +43,7 @@ const tokenBodyCheck = (data: unknown): { ok: true; value: unknown } | { ok: fal
 /** Any page may submit with a token: the token is the whole authority, so CORS is open. */
 function allowAnyOrigin(reply: FastifyReply): void {
   reply.header('access-control-allow-origin', '*');
-  reply.header('access-control-allow-methods', 'POST, OPTIONS');
+  reply.header('access-control-allow-methods', 'GET, POST, OPTIONS');
   reply.header('access-control-allow-headers', 'content-type');
   reply.header('access-control-expose-headers', 'retry-after');
   reply.header('access-control-max-age', '86400');
@@ -116,6 +117,26 @@ export const feedbackTokenRoutes: FastifyPluginAsync<AppServices> = async (app, 
     handler: async (_request, reply) => {
       allowAnyOrigin(reply);
       return reply.status(204).send();
+    },
+  });
+
+  r.get('/v1/feedback/token/:token', {
+    config: { access: 'none' },
+    schema: {
+      summary: 'The response a feedback token names (its query and answer), so a page can show what is rated; no key',
+      tags: ['feedback tokens'],
+      params: z.object({ token: z.string().max(2_048) }),
+    },
+    onRequest: async (_request, reply) => allowAnyOrigin(reply),
+    handler: async (request) => {
+      const read = readFeedbackToken(request.params.token);
+      const workspace = await tokenWorkspace(db, read.claims.ws);
+      const claims = verifyFeedbackToken(read, workspace?.secret, Date.now());
+      if (!workspace) throw new FeedloopError('FEEDLOOP_ERR_TOKEN_INVALID', 'the feedback token is invalid: its workspace is gone', { field: 'token' });
+      const response = await getResponse(db, claims.ws, claims.r);
+      if (!response) throw new FeedloopError('FEEDLOOP_ERR_RESPONSE_NOT_FOUND', `response ${JSON.stringify(claims.r)} not found`);
+      // What the token's holder was shown anyway: the query and answer, nothing else of the workspace.
+      return { responseId: response.id, query: response.query, answer: response.answer, expiresAt: new Date(claims.exp * 1_000).toISOString() };
     },
   });
 

@@ -10,10 +10,13 @@ import {
   countCorrectionPatterns,
   eventSample,
   highestEscalation,
+  commentPolarity,
   lowestSatisfaction,
-  risingThemes,
+  phraseThemes,
+  semanticSameTheme,
   sqlCorrectionsBy,
   utcDay,
+  type PhraseComment,
   type ClassifiedCorrection,
   type EventSample,
   type Ranking,
@@ -21,6 +24,8 @@ import {
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { embedPhrases } from '../../emit/embedding-client.js';
+import { commentPhrasesOf, sentimentOf } from '../../nlp.js';
 import { CorrectionClassCache, fromStoredClass } from '../../store/correction-class.js';
 import { INSIGHT_EVENTS_LIMIT, readDimensionTotals, readInsightEvents, type InsightEvent } from '../../store/insights-queries.js';
 import { authOf } from '../auth.js';
@@ -88,7 +93,7 @@ function sampleOf(events: readonly InsightEvent[], count: number, match: (e: Ins
 const isNegativeRating = (e: InsightEvent) => e.type === 'thumbs_down' || ((e.type === 'rating' || e.type === 'rate_usefulness') && e.rating !== null && e.rating <= 2);
 
 /** The insights route. */
-export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db, config }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   /** Classifications of corrections the pipeline did not classify, by their texts (never stale). */
   const fallback = new CorrectionClassCache();
@@ -137,9 +142,22 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
         (item) => sampleOf(events, item.escalated, (e) => e.type === 'escalation' && e.queryType === item.name),
       );
 
-      const comments = events.filter((e) => e.comment !== null).map((e) => ({ eventId: e.id, text: e.comment ?? '' }));
-      const previousComments = before.events.filter((e) => e.comment !== null).map((e) => ({ eventId: e.id, text: e.comment ?? '' }));
-      const themes = risingThemes(comments, previousComments, { limit: LISTED });
+      const comments = events.filter((e) => e.comment !== null).map(phraseComment);
+      const previousComments = before.events.filter((e) => e.comment !== null).map(phraseComment);
+      // Semantic clustering through the operator's endpoint when configured; lexical otherwise,
+      // and when the endpoint fails (the report says which, and why).
+      let sameTheme: ((a: string, b: string) => boolean) | undefined;
+      let clustering: { method: 'lexical' | 'embeddings'; error?: string } = { method: 'lexical' };
+      if (config.embeddingUrl !== undefined) {
+        try {
+          sameTheme = semanticSameTheme(await embedPhrases(config.embeddingUrl, phrasesBySupport(comments)));
+          clustering = { method: 'embeddings' };
+        } catch (err) {
+          clustering = { method: 'lexical', error: err instanceof Error ? err.message : String(err) };
+        }
+      }
+      const { complaints, praise } = phraseThemes(comments, previousComments, { limit: LISTED, ...(sameTheme ? { sameTheme } : {}) });
+      const shown = (themes: typeof complaints) => themes.map(({ eventIds, ...t }) => ({ ...t, events: eventSample(eventIds) }));
 
       return {
         workspaceId,
@@ -161,12 +179,32 @@ export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db 
           comments: comments.length,
           previousComments: previousComments.length,
           sampled: current.sampled || before.sampled,
-          themes: themes.map(({ eventIds, ...t }) => ({ ...t, events: eventSample(eventIds) })),
+          clustering,
+          // Complaints (the comments of negative feedback); praise apart.
+          themes: shown(complaints),
+          praise: shown(praise),
         },
       };
     },
   });
 };
+
+/**
+ * A comment as themes read it: its phrases (wink-nlp, server/src/nlp.ts) and its side, the
+ * feedback's own polarity (or, for a plain comment, its sentiment).
+ */
+function phraseComment(e: InsightEvent): PhraseComment {
+  const text = e.comment ?? '';
+  const polarity = commentPolarity(e.type, e.rating, e.type === 'comment' || e.type === 'add_note' ? sentimentOf(text) : 0);
+  return { eventId: e.id, userId: e.userId, polarity, phrases: commentPhrasesOf(text) };
+}
+
+/** The distinct phrases of the comments, most said first (what the embedding endpoint is sent). */
+function phrasesBySupport(comments: readonly PhraseComment[]): string[] {
+  const counts = new Map<string, number>();
+  for (const c of comments) for (const p of new Set(c.phrases)) counts.set(p, (counts.get(p) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([p]) => p);
+}
 
 function withEvents<T>(ranking: Ranking<T>, events: (item: T) => EventSample): Ranking<T & { events: EventSample }> {
   return { ...ranking, ranked: ranking.ranked.map((item) => ({ ...item, events: events(item) })) };

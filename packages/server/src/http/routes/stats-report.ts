@@ -59,7 +59,24 @@ const measures = {
 };
 const linear = z.object({ n: z.number(), slope: rate, intercept: rate, slopeStdError: rate, t: rate, df: z.number(), pValue: rate });
 const mk = z.object({ n: z.number(), s: z.number(), variance: z.number(), z: z.number(), pValue: z.number(), tau: rate });
-const trend = z.object({ direction: z.enum(['improving', 'stable', 'declining']), days: z.number().int(), regression: linear, mannKendall: mk });
+const trend = z.object({
+  direction: z.enum(['improving', 'stable', 'declining', 'not_enough_days']),
+  verdict: z.string().describe('The words to show: the direction, or "not enough days: N of 7"'),
+  days: z.number().int(),
+  requiredDays: z.number().int(),
+  regression: linear,
+  mannKendall: mk,
+});
+const recentDrop = z
+  .object({
+    detected: z.boolean(),
+    days: z.number().int(),
+    rate,
+    rated: z.number().int(),
+    baseline: z.object({ rate, lower: rate, upper: rate, rated: z.number().int() }),
+    verdict: z.string().nullable(),
+  })
+  .describe('A sharp drop of the last 2–3 days below the 7-day line before them and its 95 % interval (docs/metrics.md)');
 
 const statsResponse = z.object({
   from: z.string(),
@@ -71,11 +88,13 @@ const statsResponse = z.object({
   topIssues: z.array(z.object({ query: z.string(), negativeCount: z.number().int() })),
   errorCategories: z.array(z.object({ category: z.string(), count: z.number().int(), share: z.number() })),
   trend,
+  recentDrop,
   groupBy: z.enum(STATS_GROUP_BY).nullable(),
   groups: z.array(z.object({ key: z.string(), ...measures })),
   baseline: z.object({ source: z.enum(['default', 'workspace']), satisfactionRate: rate, minimumRated: z.number().int(), rated: z.number().int() }),
   source: z.enum(['rollup', 'cells', 'users']).describe('rollup: feedback_metrics_daily; cells: feedback_stats_cells (experimentId, variant, combined filters); users: feedback_user_stats_daily (userId)'),
   live: z.object({ day: z.string(), source: z.enum(['counters', 'rollup']) }).nullable().describe("Where today's ratings came from, when the range includes today"),
+  warnings: z.array(z.string()).describe('Why an answer may be empty: e.g. a filter value this workspace never saw (the zeros are still answered)'),
 });
 
 /** Phase 4.1 `FeedbackStats`, exactly (satisfactionRate a fraction, as the seed's `positive / total`). */
@@ -117,6 +136,24 @@ function calendarDay(value: string, field: string): number {
   return ms;
 }
 
+/** Filters whose value is a response dimension, and its column in feedback_stats_cells. */
+const DIMENSION_COLUMNS = { agent: 'agent', model: 'model', queryType: 'query_type', experimentId: 'experiment_id', variant: 'variant' } as const;
+
+/**
+ * The warnings for filter values no response of the workspace ever had (any day), read from the
+ * stats cells (a row per day and dimension combination: small beside the responses).
+ */
+async function unseenFilterValues(db: AppServices['db'], workspaceId: string, filters: StatsFilters): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const [field, column] of Object.entries(DIMENSION_COLUMNS) as Array<[keyof typeof DIMENSION_COLUMNS, string]>) {
+    const value = filters[field];
+    if (value === undefined) continue;
+    const [seen] = await db.query<{ seen: boolean }>(`SELECT EXISTS (SELECT 1 FROM feedback_stats_cells WHERE workspace_id = $1 AND ${column} = $2) AS seen`, [workspaceId, value]);
+    if (!seen?.seen) warnings.push(`${field} ${JSON.stringify(value)} was never seen in this workspace: the figures are zeros`);
+  }
+  return warnings;
+}
+
 /** The stats report routes. */
 export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { db, pipeline, metrics }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -149,7 +186,11 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
           field: alone,
         });
       }
-      return loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: grouping, filters });
+      const report = await loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: grouping, filters });
+      // An empty answer says why when a filter names a value the workspace never saw (a typo
+      // answers zeros, not silence). Checked only when nothing matched: the common case costs nothing.
+      const warnings = report.events === 0 && report.responses === 0 && report.total === 0 ? await unseenFilterValues(db, workspaceId, filters) : [];
+      return { ...report, warnings };
     },
   });
 
@@ -176,7 +217,8 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
         byCategory: report.byCategory,
         byDay: report.byDay.map((d) => ({ date: d.date, positive: d.positive, negative: d.negative })),
         topIssues: report.topIssues,
-        trend: report.trend.direction,
+        // Phase 4.1's enum has no "not enough days": its contract reads that as stable.
+        trend: report.trend.direction === 'not_enough_days' ? 'stable' : report.trend.direction,
       };
     },
   });

@@ -22,7 +22,7 @@ export const statsRoutes: FastifyPluginAsync<AppServices> = async (app, { db, pi
 
   r.get('/v1/stats/live', {
     schema: {
-      summary: "Today's live counters (UTC day of receipt): events by type, polarity and severity",
+      summary: "Today's live counters (by the event's own UTC day: occurredAt, else receipt, as the rollups): events by type, polarity and severity",
       tags: ['stats'],
       querystring: z.object({ day: z.string().regex(DAY_PATTERN, 'must be a UTC day, YYYY-MM-DD').optional() }),
     },
@@ -35,7 +35,8 @@ export const statsRoutes: FastifyPluginAsync<AppServices> = async (app, { db, pi
       } catch (err) {
         throw new FeedloopError('FEEDLOOP_ERR_UNAVAILABLE', 'the live counters did not answer; retry', { cause: err });
       }
-      return { workspaceId, ...liveStatsFromFields(day, fields) };
+      // dayBasis says which day rule the counts follow (the card shows it).
+      return { workspaceId, dayBasis: 'occurredAt' as const, ...liveStatsFromFields(day, fields) };
     },
   });
 
