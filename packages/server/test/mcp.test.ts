@@ -121,7 +121,7 @@ for (const backend of BACKENDS) {
 
       const rows = (await t.app.inject({ method: 'GET', url: '/v1/exports/nli', headers: t.auth })).body.trim().split('\n').map((l) => JSON.parse(l));
       const ours = rows.filter((r: { target_id: string }) => r.target_id === 'me_1');
-      expect(ours).toContainEqual({ premise: 'The trial cut relapse by 30 %.', hypothesis: 'The drug prevents relapse.', label: 'SUPPORTS', weight: 0.9, original_label: null, target_id: 'me_1' });
+      expect(ours).toContainEqual({ premise: 'The trial cut relapse by 30 %.', hypothesis: 'The drug prevents relapse.', label: 'SUPPORTS', weight: 0.9, original_label: null, target_id: 'me_1', provenance: { trust: 'verified', verifiedEvents: 2, unverifiedEvents: 0 } });
       for (const r of ours) expect([r.premise, r.hypothesis]).toEqual(['The trial cut relapse by 30 %.', 'The drug prevents relapse.']);
       // No sample is ever blank or made of the task placeholder.
       for (const r of rows) expect(r.premise !== '' && !String(r.hypothesis).startsWith('MCP task')).toBe(true);
