@@ -55,7 +55,8 @@ for (const backend of BACKENDS) {
       await t.services.pipeline.idle(20_000);
       const body = (await t.app.inject({ method: 'GET', url: '/api/rag/feedback/stats', headers: t.auth })).json();
       expect(body).toMatchObject({ total: 7, positive: 4, negative: 3 });
-      expect(body.satisfactionRate).toBeCloseTo(4 / 7, 10);
+      // Figures are rounded at the edge to 6 significant digits (issue 23).
+      expect(body.satisfactionRate).toBeCloseTo(4 / 7, 6);
       // feedloop's own /v1 keeps its documented percentages.
       expect((await t.app.inject({ method: 'GET', url: '/v1/stats', headers: t.auth })).json().satisfactionRate).toBeCloseTo(57.14, 2);
     });
