@@ -93,7 +93,7 @@ export class BatchSizer {
     this.#xx = this.#xx * MEMORY + items * items;
     this.#xy = this.#xy * MEMORY + items * elapsedMs;
     this.#size = items;
-    this.#model = this.fit() ?? this.rescaled();
+    this.#model = this.fitted() ?? this.rescaled();
   }
 
   /**
@@ -112,7 +112,7 @@ export class BatchSizer {
    * Least squares over the decayed sums; undefined while the sizes are too alike to separate a
    * fixed part (within ~10 % of each other) or no cost grows with the items yet.
    */
-  private fit(): CostModel | undefined {
+  private fitted(): CostModel | undefined {
     const mx = this.#x / this.#w;
     const my = this.#y / this.#w;
     const variance = this.#xx / this.#w - mx * mx;

@@ -124,9 +124,8 @@ export class Pipeline {
     // the API's CPU at one a flush) for all of them, and fuller jobs for the workers.
     this.#unsent.push(...keys);
     if (this.#unsent.length >= this.deps.config.pipelineBatch) this.sendUnsent();
-    // In process, while a process job runs the next one gathers what arrives meanwhile and is
-    // sent when it ends: a processing transaction has a fixed cost of a dozen statements, and
-    // under a stream of single events jobs of one event each spent the database on that alone.
+    // In process, while a process job runs the next one gathers what arrives and goes when it ends:
+    // one-event jobs spent the database on each transaction's fixed cost alone.
     else if (this.deps.queue.kind === 'memory' && this.#processJobs > 0) return;
     else this.#sendTimer ??= setTimeout(() => this.sendUnsent(), ENQUEUE_COALESCE_MS);
   }
@@ -164,9 +163,8 @@ export class Pipeline {
       },
       rescore: async () => {
         // Embedded, next to the database, as processing is: its statements never wait for the event loop while it holds the connection.
-        const { db } = this.deps;
-        if (db.runInThread) await db.runInThread<number>(RESCORE_MODULE, 'rescoreDirtyResponses', []);
-        else await rescoreDirtyResponses(db);
+        if (this.deps.db.runInThread) await this.deps.db.runInThread<number>(RESCORE_MODULE, 'rescoreDirtyResponses', []);
+        else await rescoreDirtyResponses(this.deps.db);
       },
       alerts: async () => {
         await this.evaluateAlerts();
@@ -183,9 +181,7 @@ export class Pipeline {
     // processed wait in the outbox. They are this process's alone, so they are taken now rather
     // than after the sweep's grace (a restarted embedded server resumes its backlog at once).
     if (this.deps.queue.kind === 'memory') {
-      // Statistics first (PGlite has no autoanalyze): a backlog claimed on a guessing planner costs
-      // many times more. Not awaited: its transactions queue ahead of the backlog's, and the server
-      // need not wait for them to listen (50,000 events: ~4 s).
+      // Statistics first (PGlite has no autoanalyze), not awaited: its transactions queue ahead of the backlog's.
       if (this.deps.db.dialect === 'pglite') void analyzeGrownTables(this.deps.db).catch((err: unknown) => this.deps.observer?.error?.('analyze', err));
       await this.addProcessJobs(await takeStalePending(this.deps.db, 0, SWEEP_EVENT_LIMIT));
     }
