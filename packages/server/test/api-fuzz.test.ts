@@ -3,8 +3,9 @@
  * (`/docs/json`): bodies, path parameters and query strings from each route's schemas, mixed
  * with hostile values (NUL, lone surrogates, 1 MB strings, deep nesting, 1e308, -0, wrong types,
  * duplicate JSON keys, wrong content types) and with every kind of key. Asserted on both stores:
- * no 5xx ever, every 4xx a registry code with its status, `/readyz` ready afterwards, and no row
- * written while a group of requests was all rejected.
+ * no 5xx ever, every 4xx a registry code with its status, no body with a stack frame or a source
+ * path (issue 25: the workspace has a failed event, whose error `GET /v1/pipeline` lists), `/readyz`
+ * ready afterwards, and no row written while a group of requests was all rejected.
  *
  * A second pass sends every query and path parameter of every route a NUL, a lone surrogate (as
  * invalid UTF-8 bytes) and cut sequences, one at a time: each must be refused with a code, never a
@@ -17,6 +18,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/store/api-keys.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
+import { INTERNALS, insertPoisonEvent } from './poison-event.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_707);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -221,6 +223,9 @@ for (const backend of BACKENDS) {
       t = await startTestApp(await backend.open(), { FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' });
       const registered = await t.app.inject({ method: 'POST', url: '/v1/responses', headers: t.auth, payload: { id: FUZZ_RESPONSE, query: 'q', answer: 'a' } });
       expect(registered.statusCode).toBe(201);
+      // A failed event: its error is on the wire (GET /v1/pipeline), and must carry no internals.
+      await insertPoisonEvent(t.db, t.workspaceId, 'fz-poison');
+      await t.services.pipeline.process([[t.workspaceId, 'fz-poison']]);
     });
     afterAll(() => t.close());
 
@@ -249,6 +254,7 @@ for (const backend of BACKENDS) {
             const res = await t.app.inject({ method: op.method as 'GET', url, ...body });
             sent++;
             const what = `${op.method} ${url} → ${res.statusCode} ${res.body.slice(0, 160)}`;
+            if (INTERNALS.test(res.body)) problems.push(`internals: ${what}`);
             if (res.statusCode >= 500) problems.push(`5xx: ${what}`);
             else if (res.statusCode >= 400) {
               let code: string | undefined;
@@ -302,6 +308,7 @@ for (const backend of BACKENDS) {
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
           const what = `${req.method} ${req.url.slice(0, 120)} ${req.payload?.slice(0, 120) ?? ''} → ${res.statusCode} ${res.body.slice(0, 200)}`;
           if (res.statusCode < 400) anyWrite = true;
+          if (INTERNALS.test(res.body)) problems.push(`internals: ${what}`);
           if (res.statusCode >= 500) problems.push(`5xx: ${what}`);
           if (res.statusCode >= 400) {
             let code: string | undefined;

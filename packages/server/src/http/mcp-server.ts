@@ -6,7 +6,7 @@
  * `app.inject` with the caller's key, in `feedloop mcp` an app on the database or a running
  * server over HTTP (`FEEDLOOP_URL`).
  */
-import { PAYLOAD_SCHEMAS, type FeedbackEventType } from '@feedloop/core';
+import { ERROR_CODES, PAYLOAD_SCHEMAS, type ErrorBody, type ErrorCode, type FeedbackEventType } from '@feedloop/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -105,13 +105,26 @@ const TOOLS = [
 ];
 
 const ok = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> });
-const fail = (message: string): CallToolResult => ({ content: [{ type: 'text', text: message }], isError: true });
+/**
+ * A tool error: `<code>: <message>` as text, and the wire error body (`{ error: { code, message,
+ * field? } }`, as the HTTP API answers) as structured content.
+ */
+const failWith = (error: ErrorBody): CallToolResult => ({
+  content: [{ type: 'text', text: `${error.code}: ${error.message}` }],
+  structuredContent: { error },
+  isError: true,
+});
+/** A tool error about an argument: `FEEDLOOP_ERR_VALIDATION_INVALID_FIELD`, its message naming the field (as the API's). */
+const invalid = (field: string, message: string): CallToolResult =>
+  failWith({ code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', message: `${field}: ${message}`, field });
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** An API answer that is not 2xx becomes a tool error naming the API's code, field and message. */
 function apiError(res: { status: number; body: unknown }): CallToolResult {
   const e = (res.body as { error?: { code?: string; field?: string; message?: string } } | null)?.error;
-  return fail(`${e?.code ?? `HTTP ${res.status}`}: ${e?.message ?? 'request failed'}`);
+  // The API's errors are registry-coded already; an answer without one (a proxy's page) gets the code of an internal error.
+  const code = e?.code !== undefined && Object.hasOwn(ERROR_CODES, e.code) ? (e.code as ErrorCode) : 'FEEDLOOP_ERR_INTERNAL';
+  return failWith({ code, message: e?.message ?? `the API answered ${res.status}`, ...(e?.field === undefined ? {} : { field: e.field }) });
 }
 
 const q = (params: Record<string, string | number | boolean | undefined>): string => {
@@ -124,17 +137,17 @@ const q = (params: Record<string, string | number | boolean | undefined>): strin
 /** The `feedback` tool: validate, register an unknown task, submit, and answer with the target's state. */
 async function feedback(api: ApiCall, args: Record<string, unknown>, session: McpSession): Promise<CallToolResult> {
   for (const field of ['task_id', 'action', 'target_id'] as const) {
-    if (typeof args[field] !== 'string' || args[field] === '') return fail(`${field}: required, a non-empty string`);
+    if (typeof args[field] !== 'string' || args[field] === '') return invalid(field, 'required, a non-empty string');
   }
   const action = args.action as string;
-  if (!Object.hasOwn(FEEDBACK_ACTIONS, action)) return fail(`action: must be one of ${Object.keys(FEEDBACK_ACTIONS).join(', ')}`);
-  if (typeof args.payload !== 'object' || args.payload === null || Array.isArray(args.payload)) return fail('payload: required, an object');
+  if (!Object.hasOwn(FEEDBACK_ACTIONS, action)) return invalid('action', `must be one of ${Object.keys(FEEDBACK_ACTIONS).join(', ')}`);
+  if (typeof args.payload !== 'object' || args.payload === null || Array.isArray(args.payload)) return invalid('payload', 'required, an object');
   const type = FEEDBACK_ACTIONS[action as keyof typeof FEEDBACK_ACTIONS];
   const parsed = PAYLOAD_SCHEMAS[type].safeParse(args.payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = ['payload', ...(issue?.path ?? []).map(String)].join('.');
-    return fail(`${path}: ${issue?.message ?? 'invalid'} (action ${action})`);
+    return invalid(path, `${issue?.message ?? 'invalid'} (action ${action})`);
   }
   const taskId = args.task_id as string;
   // An agent's task needs no prior call: an unknown task id is registered as a response on first use.
@@ -146,7 +159,7 @@ async function feedback(api: ApiCall, args: Record<string, unknown>, session: Mc
     if (created.status >= 300) return apiError(created);
     registered = true;
   } else if (existing.status >= 300) return apiError(existing);
-  if (args.user_id !== undefined && (typeof args.user_id !== 'string' || args.user_id === '')) return fail('user_id: a non-empty string');
+  if (args.user_id !== undefined && (typeof args.user_id !== 'string' || args.user_id === '')) return invalid('user_id', 'a non-empty string');
   const userId = str(args.user_id) ?? session.userId;
   const sent = await api('POST', '/v1/feedback', { responseId: taskId, type, targetId: args.target_id, payload: args.payload, ...(userId ? { userId } : {}) });
   if (sent.status >= 300) return apiError(sent);
@@ -157,7 +170,7 @@ async function feedback(api: ApiCall, args: Record<string, unknown>, session: Mc
 /** The `register_target` tool: the arguments in snake case become `PUT /v1/targets/:id`'s body. */
 async function registerTarget(api: ApiCall, args: Record<string, unknown>): Promise<CallToolResult> {
   const targetId = str(args.target_id);
-  if (!targetId) return fail('target_id: required, a non-empty string');
+  if (!targetId) return invalid('target_id', 'required, a non-empty string');
   const names: Record<string, string> = { kind: 'kind', text: 'text', fragment_id: 'fragmentId', claim_id: 'claimId', relation: 'relation', confidence: 'confidence' };
   const body: Record<string, unknown> = {};
   for (const [arg, field] of Object.entries(names)) if (args[arg] !== undefined) body[field] = args[arg];
@@ -173,13 +186,13 @@ async function call(api: ApiCall, name: string, args: Record<string, unknown>, s
       return registerTarget(api, args);
     case 'rate_response': {
       const responseId = str(args.response_id);
-      if (!responseId) return fail('response_id: required, a non-empty string');
+      if (!responseId) return invalid('response_id', 'required, a non-empty string');
       const comment = str(args.comment);
       const userId = str(args.user_id) ?? session.userId;
       let event: object;
       if (args.rating !== undefined) event = { type: 'rating', payload: { rating: args.rating, ...(comment ? { comment } : {}) } };
       else if (args.thumbs === 'up' || args.thumbs === 'down') event = { type: `thumbs_${args.thumbs}`, payload: comment ? { comment } : {} };
-      else return fail('thumbs: give thumbs (up or down) or rating (1-5)');
+      else return invalid('thumbs', 'give thumbs (up or down) or rating (1-5)');
       const res = await api('POST', '/v1/feedback', { responseId, ...(userId ? { userId } : {}), ...event });
       return res.status >= 300 ? apiError(res) : ok(res.body);
     }
@@ -193,29 +206,38 @@ async function call(api: ApiCall, name: string, args: Record<string, unknown>, s
     }
     case 'get_user_context': {
       const userId = str(args.user_id);
-      if (!userId) return fail('user_id: required, a non-empty string');
+      if (!userId) return invalid('user_id', 'required, a non-empty string');
       const res = await api('GET', `/v1/users/${encodeURIComponent(userId)}/context${q({ explain: args.explain === true ? 'true' : undefined })}`);
       return res.status >= 300 ? apiError(res) : ok(res.body);
     }
     default:
-      return fail(`unknown tool ${name}`);
+      return failWith({ code: 'FEEDLOOP_ERR_NOT_FOUND', message: `no tool named ${JSON.stringify(name)}` });
   }
 }
 
+/** What the MCP server reports besides its answers. */
+export interface McpServerOptions {
+  /** An unexpected error of a tool call (its caller sees only `FEEDLOOP_ERR_INTERNAL`). */
+  onError?: (err: unknown) => void;
+}
+
 /**
- * Builds an MCP server whose tools call `api`. Connect it to a transport (stdio, Streamable HTTP).
+ * Builds an MCP server whose tools call `api`. Every tool error carries a registry code; an
+ * unexpected one says no more than that (its details go to `options.onError`). Connect it to a transport (stdio, Streamable HTTP).
  *
  * @example
  * const server = createMcpServer(api); await server.connect(new StdioServerTransport());
  */
-export function createMcpServer(api: ApiCall, session: McpSession = {}): Server {
+export function createMcpServer(api: ApiCall, session: McpSession = {}, options: McpServerOptions = {}): Server {
   const server = new Server({ name: 'feedloop', version: '0.1.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
       return await call(api, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, session);
     } catch (err) {
-      return fail(`FEEDLOOP_ERR_INTERNAL: ${(err as Error).message}`);
+      // The error's own text may name internals (a path, an address): it goes to the log only.
+      options.onError?.(err);
+      return failWith({ code: 'FEEDLOOP_ERR_INTERNAL', message: ERROR_CODES.FEEDLOOP_ERR_INTERNAL.description });
     }
   });
   return server;

@@ -4,6 +4,7 @@
  * same handlers run on the in-process queue (embedded) and on BullMQ (production).
  */
 import type { Config } from '../config.js';
+import { storedFailure } from '../errors.js';
 import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '../emit/stream-sink.js';
@@ -309,7 +310,7 @@ export class Pipeline {
     } catch (err) {
       await this.deps.db.query('SELECT 1'); // throws when the database itself is away
       if (keys.length === 1 && keys[0]) {
-        const failed = await markEventFailed(this.deps.db, keys[0], String((err as Error).message ?? err));
+        const failed = await markEventFailed(this.deps.db, keys[0], storedFailure(err));
         return { claimed: failed ? 1 : 0, counted: 0, dropped: 0, failed: failed ? 1 : 0, effectId: null, deliveryIds: [], heldMs: 0 };
       }
       const total = emptyReport();

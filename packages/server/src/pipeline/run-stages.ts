@@ -21,6 +21,7 @@ import {
   type LearningSignal,
 } from '@feedloop/core';
 import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
+import { FeedloopError, storedFailure } from '../errors.js';
 import type { StoredCorrectionClass } from '../store/correction-class.js';
 import { compactLearningSignal, type StoredLearningSignal } from '../store/stored-learning-signal.js';
 import { addHourlyDelta, type HourlyDelta } from './hourly-counts.js';
@@ -70,8 +71,8 @@ export interface StageOutput {
 export const MAX_ERROR_LENGTH = 2_000;
 
 /**
- * Runs the stages over a batch. An event whose stages throw is marked `failed` with the error
- * and never stops the others.
+ * Runs the stages over a batch. An event whose stages throw is marked `failed` with the error's
+ * code and message ({@link storedFailure}) and never stops the others.
  *
  * @example
  * const out = runStages(claimed, new Date());
@@ -102,7 +103,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
     let sessionId: string | null;
     let userId: string | null;
     try {
-      if (!c.response) throw new Error(`response ${JSON.stringify(event.responseId)} not found in workspace ${event.workspaceId}`);
+      if (!c.response) throw new FeedloopError('FEEDLOOP_ERR_RESPONSE_NOT_FOUND', `response ${JSON.stringify(event.responseId)} not found in workspace ${event.workspaceId}`);
       const enriched = enrich(event, c.response);
       classification = classify(enriched, c.settings);
       // A sampled implicit signal stands for 1 / rate of its kind (ingest/privacy-screen.ts).
@@ -110,7 +111,8 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       signal = learningSignal(enriched, classification);
       ({ sessionId, userId } = enriched);
     } catch (err) {
-      out.signals.push({ ...base, status: 'failed', error: String((err as Error).stack ?? err).slice(0, MAX_ERROR_LENGTH) });
+      // A code and one short line: `GET /v1/pipeline` serves it, and a stack names our files.
+      out.signals.push({ ...base, status: 'failed', error: storedFailure(err) });
       continue;
     }
     out.signals.push({

@@ -19,7 +19,7 @@ export const mcpRoutes: FastifyPluginAsync<AppServices> = async (app) => {
         const res = await app.inject({ method, url, headers: { authorization }, ...(body === undefined ? {} : { payload: body as object }) });
         return { status: res.statusCode, body: res.body === '' ? null : (JSON.parse(res.body) as unknown) };
       };
-      const server = createMcpServer(api);
+      const server = createMcpServer(api, {}, { onError: (err) => request.log.error({ err }, 'MCP tool call failed') });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { pendingBacklog } from '../../pipeline/stale-pending.js';
+import { listFailedEvents } from '../../store/failed-events.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -44,18 +45,8 @@ export const statsRoutes: FastifyPluginAsync<AppServices> = async (app, { db, pi
     schema: { summary: "The workspace's processing backlog and failed events", tags: ['stats'] },
     handler: async (request) => {
       const { workspaceId } = authOf(request);
-      const [backlog, failed] = await Promise.all([
-        pendingBacklog(db, workspaceId),
-        db.query<{ event_id: string; type: string; error: string | null; processed_at: Date }>(
-          `SELECT event_id, type, error, processed_at FROM feedback_signals
-            WHERE workspace_id = $1 AND status = 'failed' ORDER BY processed_at DESC LIMIT $2`,
-          [workspaceId, FAILED_LISTED],
-        ),
-      ]);
-      return {
-        backlog,
-        failedEvents: failed.map((f) => ({ eventId: f.event_id, type: f.type, error: f.error, processedAt: f.processed_at.toISOString() })),
-      };
+      const [backlog, failedEvents] = await Promise.all([pendingBacklog(db, workspaceId), listFailedEvents(db, workspaceId, FAILED_LISTED)]);
+      return { backlog, failedEvents };
     },
   });
 };
