@@ -150,6 +150,8 @@ for (const backend of BACKENDS) {
       const erased = await req('DELETE', `/v1/users/${victim}`);
       expect(erased.statusCode).toBe(200);
       expect(erased.json()).toMatchObject({ erased: true, tables: { responses: 1, feedback_events: 7 } });
+      // The recomputation runs in the pipeline's jobs, off the request (issue 25): wait for them.
+      await t.services.pipeline.idle(10_000);
 
       expect(await tablesContaining(t, victim)).toEqual({});
       expect(await tablesContaining(t, secretQuery)).toEqual({});

@@ -13,8 +13,8 @@ export type PipelineJobs = {
   deliver: { ids: number[] };
   /** Scheduled: re-enqueue what a queue lost, apply leftover effects, retry due deliveries. */
   sweep: Record<string, never>;
-  /** Scheduled: recompute the daily rollups of dirty days. */
-  rollup: Record<string, never>;
+  /** Scheduled: recompute the daily rollups of dirty days; with `workspaceId`, that workspace's only (after an erasure). */
+  rollup: { workspaceId?: string };
   /** After processing, and scheduled: recompute the composite scores of dirty responses. */
   rescore: Record<string, never>;
   /** Scheduled: evaluate the quality-alert rules (once per tick across workers; see alert-evaluation.ts). */

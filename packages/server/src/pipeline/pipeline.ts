@@ -159,8 +159,8 @@ export class Pipeline {
       sweep: async () => {
         await this.sweep();
       },
-      rollup: async () => {
-        await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input) });
+      rollup: async (data) => {
+        await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input), ...(data.workspaceId === undefined ? {} : { workspaceId: data.workspaceId }) });
       },
       rescore: async () => {
         // Embedded, next to the database, as processing is: its statements never wait for the event loop while it holds the connection.
@@ -351,6 +351,18 @@ export class Pipeline {
   async idle(timeoutMs?: number): Promise<void> {
     await this.sendUnsent();
     return this.deps.queue.idle(timeoutMs);
+  }
+
+  /**
+   * Enqueues the recomputation of what a workspace's rows counted in after they were deleted (an
+   * erasure marked the responses and days dirty in its transaction): a rescore, and a rollup of
+   * that workspace's dirty days. Never throws: when the queue is away, the scheduled jobs find the
+   * marks.
+   */
+  async recompute(workspaceId: string): Promise<void> {
+    const failed = (err: unknown) => this.deps.observer?.error?.('recompute', err);
+    await this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID, delayMs: RESCORE_DELAY_MS }).catch(failed);
+    await this.deps.queue.add('rollup', { workspaceId }).catch(failed);
   }
 
   /** The queue's job counts (waiting, active, delayed, failed). */

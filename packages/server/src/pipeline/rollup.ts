@@ -29,7 +29,8 @@ export const ROLLUP_PACE = 10;
 
 
 /**
- * Rolls up dirty days until none is left or `maxDays` are done.
+ * Rolls up dirty days until none is left or `maxDays` are done; with `workspaceId`, only that
+ * workspace's (an erasure's job: it recomputes what it changed and touches no other workspace).
  *
  * @returns the days rolled up.
  * @example
@@ -37,7 +38,7 @@ export const ROLLUP_PACE = 10;
  */
 export async function rollupDirtyDays(
   db: SqlClient,
-  options: { maxDays?: number; now?: Date; compute?: (input: DayInput) => Promise<DayOutput> } = {},
+  options: { maxDays?: number; now?: Date; compute?: (input: DayInput) => Promise<DayOutput>; workspaceId?: string } = {},
 ): Promise<Array<{ workspaceId: string; day: string }>> {
   const compute = options.compute ?? (async (input: DayInput) => computeDay(input));
   const done: Array<{ workspaceId: string; day: string }> = [];
@@ -46,9 +47,9 @@ export async function rollupDirtyDays(
     const [mark] = await db.query<{ workspace_id: string; day: string; version: number }>(
       `SELECT workspace_id, to_char(day, 'YYYY-MM-DD') AS day, version FROM rollup_dirty
         WHERE (workspace_id, day) NOT IN (SELECT x.ws, x.day::date FROM json_to_recordset($1::json) AS x(ws text, day text))
-          AND (not_before IS NULL OR not_before <= now())
+          AND (not_before IS NULL OR not_before <= now())${options.workspaceId === undefined ? '' : ' AND workspace_id = $2'}
         ORDER BY marked_at LIMIT 1`,
-      [JSON.stringify(done.map((d) => ({ ws: d.workspaceId, day: d.day })))],
+      [JSON.stringify(done.map((d) => ({ ws: d.workspaceId, day: d.day }))), ...(options.workspaceId === undefined ? [] : [options.workspaceId])],
     );
     if (!mark) break;
     const started = performance.now();

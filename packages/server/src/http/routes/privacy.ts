@@ -7,8 +7,6 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { rescoreDirtyResponses } from '../../pipeline/rescore.js';
-import { rollupDirtyDays } from '../../pipeline/rollup.js';
 import { AGGREGATE_GROUP_BY, tenantBaselineParts, workspaceAggregates } from '../../store/aggregates.js';
 import { appendAudit, auditKey, listAudit, userSubject } from '../../store/audit-log.js';
 import { changeConsent, readConsent } from '../../store/consent.js';
@@ -43,7 +41,7 @@ function periodOf(q: { from?: string | undefined; to?: string | undefined }): { 
 }
 
 /** The privacy routes. */
-export const privacyRoutes: FastifyPluginAsync<AppServices> = async (app, { db, config, memory }) => {
+export const privacyRoutes: FastifyPluginAsync<AppServices> = async (app, { db, config, memory, pipeline }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const subjectOf = async (workspaceId: string, userId: string): Promise<string> => userSubject(await auditKey(db, config.auditKey), workspaceId, userId);
 
@@ -78,10 +76,9 @@ export const privacyRoutes: FastifyPluginAsync<AppServices> = async (app, { db, 
     const keepFrom = new Date(Date.now() - (auth.settings.retentionDays + 1) * DAY_MS);
     const removed = await eraseUser(db, auth.workspaceId, request.params.userId, keepFrom);
     memory.forget(auth.workspaceId, request.params.userId);
-    // Recompute now what the erased rows counted in, so no aggregate keeps them until the next
-    // scheduled run (both are idempotent, and safe beside the scheduled jobs).
-    await rescoreDirtyResponses(db);
-    await rollupDirtyDays(db, { maxDays: 10_000 });
+    // What the erased rows counted in (scores, the workspace's days: marked dirty by the erasure)
+    // is recomputed by the pipeline's jobs, off the request: never global work inline (issue 25).
+    await pipeline.recompute(auth.workspaceId);
     const total = Object.values(removed).reduce((a, b) => a + b, 0);
     await appendAudit(db, {
       workspaceId: auth.workspaceId,
