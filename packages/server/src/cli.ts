@@ -104,9 +104,9 @@ function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise
 
 /** The server the API commands talk to: `--url` (else `FEEDLOOP_URL`, else this machine's server) and `--key` (else `FEEDLOOP_API_KEY`). */
 function apiTarget(url: string | undefined, key: string | undefined, config: Config): ApiTarget {
-  const k = key ?? process.env.FEEDLOOP_API_KEY;
+  const k = key ?? config.client.apiKey;
   if (!k) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--key (or FEEDLOOP_API_KEY) is required: a secret key of the workspace', { field: 'key' });
-  return { url: url ?? process.env.FEEDLOOP_URL ?? `http://127.0.0.1:${config.port}`, key: k };
+  return { url: url ?? config.client.url ?? `http://127.0.0.1:${config.port}`, key: k };
 }
 
 /** `--scale`: the share of the demo's traffic to seed, (0, 1]; 1 when not given. */
@@ -152,7 +152,7 @@ async function start(config: Config, apiOnly: boolean): Promise<void> {
   log.info({ url: server.url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'feedloop listening');
   // Every start says where the dashboard is and, when the keys are not printed (every start but
   // the first), how to get one: never the key itself again.
-  const dashboard = process.env.FEEDLOOP_PUBLIC_URL ? config.publicUrl : server.url;
+  const dashboard = config.publicUrlGiven ? config.publicUrl : server.url;
   process.stdout.write(
     `\nDashboard: ${dashboard}/\n` +
       (keys
@@ -201,7 +201,7 @@ async function run(argv: string[], out: Out): Promise<void> {
       return worker(config);
     case 'mcp':
       // Stdout is the protocol's: the in-process server logs nothing.
-      return runMcp(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), process.env);
+      return runMcp(Object.freeze({ ...config, logLevel: 'silent' as const }));
     case 'migrate':
       return withDatabase(config, async (db) => {
         const report = await migrateOpened(db);
@@ -256,7 +256,7 @@ async function run(argv: string[], out: Out): Promise<void> {
         ? `/v1/training-batches/${encodeURIComponent(values.batch)}/file`
         : `/v1/exports/${encodeURIComponent(sub ?? '')}${filterQuery(values.filter ?? [])}`;
       const source = await openExport(apiTarget(values.url, values.key, config), path);
-      const written = await writeExport(source, destination, values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {}, process.stderr);
+      const written = await writeExport(source, destination, { ...config.s3, ...(values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {}) }, process.stderr);
       return out(`wrote ${written.rows} rows (${formatBytes(written.bytes)}) to ${values.out}`, { ...written, out: values.out });
     }
     case 'demo': {

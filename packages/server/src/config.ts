@@ -83,7 +83,21 @@ const envSchema = z.object({
   FEEDLOOP_PUBLIC_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
   FEEDLOOP_EMBEDDING_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), 'must be an http(s) URL'),
   FEEDLOOP_DASHBOARD_DIR: optionalString,
+  // The CLI's API commands and `feedloop mcp`: the server they talk to and the key they use.
+  FEEDLOOP_URL: optionalString,
+  FEEDLOOP_API_KEY: optionalString,
+  FEEDLOOP_MCP_USER_ID: optionalString,
+  // S3 (archives, exports): the AWS SDK reads its credentials itself; the endpoint and region are ours.
+  AWS_ENDPOINT_URL_S3: optionalString,
+  AWS_ENDPOINT_URL: optionalString,
+  AWS_REGION: optionalString,
 });
+
+/** Where S3 is: an endpoint for S3-compatible stores (path-style addressing), and the region. */
+export interface S3Settings {
+  readonly endpoint?: string | undefined;
+  readonly region?: string | undefined;
+}
 
 /** The server's configuration. */
 export interface Config {
@@ -165,6 +179,20 @@ export interface Config {
    * `http://HOST:PORT`, which is only right when nothing sits in front of the server.
    */
   readonly publicUrl: string;
+  /** Whether `FEEDLOOP_PUBLIC_URL` was given (else {@link publicUrl} is the listening address's guess). */
+  readonly publicUrlGiven: boolean;
+  /**
+   * What the CLI's API commands and `feedloop mcp` use when no flag says otherwise: the server's URL
+   * (`FEEDLOOP_URL`), a secret key (`FEEDLOOP_API_KEY`) and, for `mcp`, the user it acts for
+   * (`FEEDLOOP_MCP_USER_ID`).
+   */
+  readonly client: { url: string | undefined; apiKey: string | undefined; mcpUserId: string | undefined };
+  /**
+   * S3 for archives and exports: an endpoint for S3-compatible stores (`AWS_ENDPOINT_URL_S3`, else
+   * `AWS_ENDPOINT_URL`; path-style addressing then) and the region (`AWS_REGION`; unset, the SDK's
+   * own configuration decides). Credentials are the AWS SDK's own environment.
+   */
+  readonly s3: S3Settings;
   /**
    * An operator's embedding endpoint (`FEEDLOOP_EMBEDDING_URL`, off by default): when set, rising
    * themes whose phrases it embeds close together are one theme (docs/insights.md, "Semantic").
@@ -264,6 +292,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       e.FEEDLOOP_MAX_EVENTS === undefined ? (e.DATABASE_URL ? null : EMBEDDED_MAX_EVENTS) : e.FEEDLOOP_MAX_EVENTS === 'none' ? null : Number(e.FEEDLOOP_MAX_EVENTS),
     trainingBatchKinds: e.FEEDLOOP_TRAINING_BATCH_KINDS,
     publicUrl: (e.FEEDLOOP_PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrlGiven: e.FEEDLOOP_PUBLIC_URL !== undefined,
+    client: Object.freeze({ url: e.FEEDLOOP_URL, apiKey: e.FEEDLOOP_API_KEY, mcpUserId: e.FEEDLOOP_MCP_USER_ID }),
+    s3: Object.freeze({ endpoint: e.AWS_ENDPOINT_URL_S3 ?? e.AWS_ENDPOINT_URL, region: e.AWS_REGION }),
     tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
     shutdownTimeoutMs: e.FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     heavyReads: {
@@ -275,4 +306,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddingUrl: e.FEEDLOOP_EMBEDDING_URL,
     dashboardDir: e.FEEDLOOP_DASHBOARD_DIR ? resolve(cwd, e.FEEDLOOP_DASHBOARD_DIR) : undefined,
   });
+}
+
+/**
+ * Silences the AWS SDK's warning that its releases after January 2027 need Node 22 (feedloop
+ * supports Node 20, README), so a command's output stays its own. The SDK reads only the
+ * environment for it; this is the one place feedloop writes the environment.
+ *
+ * @example
+ * quietAwsSdkNodeWarning(); const { S3Client } = await import('@aws-sdk/client-s3');
+ */
+export function quietAwsSdkNodeWarning(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }

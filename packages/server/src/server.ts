@@ -24,6 +24,8 @@ import { createJobQueue } from './queue/create-job-queue.js';
 import type { JobQueue } from './queue/job-queue.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { RedisRateLimiter } from './rate-limit/redis-rate-limiter.js';
+import { openRedisConnections } from './redis-connections.js';
+import { RedisLiveCounters } from './pipeline/live-counter-store.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -53,11 +55,14 @@ export interface ServiceParts {
  */
 export function createServices(config: Config, db: SqlClient, parts: ServiceParts = {}): { services: AppServices; close(): Promise<void> } {
   const metrics = createMetrics();
-  const limiter: RateLimiter = config.redisUrl ? new RedisRateLimiter(config.redisUrl, `${config.redisPrefix}:rl:`) : new MemoryRateLimiter();
+  // The process's Redis connections, made here and closed last by close(): everything else borrows them.
+  const redis = config.redisUrl ? openRedisConnections(config.redisUrl, config.redisPrefix) : undefined;
+  const limiter: RateLimiter = redis ? new RedisRateLimiter(redis.commands, `${config.redisPrefix}:rl:`) : new MemoryRateLimiter();
   const pipeline = new Pipeline({
     db,
     config,
-    queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency }),
+    queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency }, redis),
+    ...(redis ? { redisCounters: new RedisLiveCounters(redis.commands, config.redisPrefix) } : {}),
     ...(parts.sink ? { sink: parts.sink } : {}),
     observer: {
       processed: (report, ms) => {
@@ -92,6 +97,7 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
       await services.ingest.close();
       await pipeline.close();
       await limiter.close();
+      await redis?.close();
     },
   };
 }

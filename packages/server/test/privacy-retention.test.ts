@@ -81,7 +81,7 @@ for (const backend of BACKENDS) {
         expect(rollupsBefore.length).toBeGreaterThan(0);
         // A day comes when every month stored so far is past every workspace's retention.
         const later = new Date(Date.now() + 200 * DAY_MS);
-        const report = await runRetention(t.db, { archive: 's3://archive/feedloop', now: later });
+        const report = await runRetention(t.db, { archive: 's3://archive/feedloop', s3: { endpoint }, now: later });
         expect(report.archived).toBeGreaterThanOrEqual(3);
         expect(await eventIds()).toEqual([]);
         expect(await t.db.query('SELECT 1 FROM feedback_event_ids WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);

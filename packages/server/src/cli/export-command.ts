@@ -9,6 +9,7 @@ import { rename, unlink } from 'node:fs/promises';
 import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { quietAwsSdkNodeWarning } from '../config.js';
 import { requestWithRetry, type ApiTarget } from './api-client.js';
 import { progressMeter, type ProgressOutput } from './progress.js';
 
@@ -37,9 +38,10 @@ export function parseDestination(out: string): ExportDestination {
 
 /** The S3 connection: the SDK's usual environment (credentials, `AWS_REGION`), and an endpoint for S3-compatible stores. */
 export interface S3Options {
-  /** e.g. `http://127.0.0.1:9000` (MinIO, s3rver); path-style addressing then. Default `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`. */
+  /** e.g. `http://127.0.0.1:9000` (MinIO, s3rver); path-style addressing then. The CLI passes `--s3-endpoint`, else the config's (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`). */
   endpoint?: string;
-  region?: string;
+  /** Default `us-east-1`; the CLI passes the config's (`AWS_REGION`). */
+  region?: string | undefined;
 }
 
 /**
@@ -85,12 +87,12 @@ async function toFile(source: Readable, meter: Transform, path: string): Promise
 async function toS3(source: Readable, meter: Transform, destination: { bucket: string; key: string }, options: S3Options): Promise<void> {
   // The SDK warns on every run under Node 20 that its releases after January 2027 need Node 22;
   // feedloop supports Node 20 (README), so an export's output stays its own unless asked for.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  quietAwsSdkNodeWarning();
   // Loaded here, not at the top: the SDK is tens of MB of modules that `feedloop start` never needs.
   const [{ S3Client }, { Upload }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
-  const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+  const { endpoint } = options;
   const client = new S3Client({
-    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region: options.region ?? 'us-east-1',
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     // Checksums only where S3 requires them: S3-compatible stores differ in the newer trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',

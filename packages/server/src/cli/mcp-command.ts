@@ -19,14 +19,14 @@ import { createServices } from '../server.js';
  * Runs the stdio MCP server until stdin closes; resolves once everything is closed.
  *
  * @example
- * await runMcp(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), process.env);
+ * await runMcp(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
  */
-export async function runMcp(config: Config, env: NodeJS.ProcessEnv): Promise<void> {
-  const key = env.FEEDLOOP_API_KEY;
+export async function runMcp(config: Config): Promise<void> {
+  const { apiKey: key, url, mcpUserId } = config.client;
   if (!key) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'FEEDLOOP_API_KEY is required: a secret key of the workspace', { field: 'FEEDLOOP_API_KEY' });
   let api: ApiCall;
   let close: () => Promise<void> = async () => undefined;
-  if (env.FEEDLOOP_URL) api = httpApi(env.FEEDLOOP_URL, key);
+  if (url) api = httpApi(url, key);
   else {
     const db = await openDatabase(config);
     await migrateOpened(db);
@@ -45,7 +45,7 @@ export async function runMcp(config: Config, env: NodeJS.ProcessEnv): Promise<vo
     };
   }
   // The session's identity: the user this process acts for when a call names none.
-  const server = createMcpServer(api, env.FEEDLOOP_MCP_USER_ID ? { userId: env.FEEDLOOP_MCP_USER_ID } : {});
+  const server = createMcpServer(api, mcpUserId ? { userId: mcpUserId } : {});
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -247,7 +247,7 @@ export function createMcpServer(api: ApiCall, session: McpSession = {}, options:
  * An {@link ApiCall} to a running feedloop over HTTP (`feedloop mcp` with `FEEDLOOP_URL`).
  *
  * @example
- * const api = httpApi('http://127.0.0.1:8787', process.env.FEEDLOOP_API_KEY!);
+ * const api = httpApi('http://127.0.0.1:8787', config.client.apiKey!);
  */
 export function httpApi(baseUrl: string, key: string): ApiCall {
   return async (method, url, body) => {

@@ -74,18 +74,26 @@ export interface CounterApplier {
   applyOnce(effectKey: string, deltas: CounterDeltas): Promise<boolean>;
 }
 
-/** The production store: Redis hashes. */
+/**
+ * The production store: Redis hashes. A server passes its process's connection
+ * (`redis-connections.ts`, which fails fast), borrowed and never closed; given a URL, the store
+ * makes and closes its own (tests, benchmarks).
+ */
 export class RedisLiveCounters implements LiveCounterReader, CounterApplier {
   readonly #redis: Redis;
+  readonly #owned: boolean;
 
   constructor(
-    url: string,
+    redis: Redis | string,
     private readonly prefix: string,
   ) {
-    // Fail fast when Redis is away (a command waits at most COMMAND_TIMEOUT_MS): the outbox keeps
-    // the effect and the sweep applies it later.
-    this.#redis = new (ioredis().Redis)(url, { maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
-    this.#redis.on('error', () => undefined);
+    this.#owned = typeof redis === 'string';
+    if (typeof redis === 'string') {
+      // Fail fast when Redis is away (a command waits at most COMMAND_TIMEOUT_MS): the outbox keeps
+      // the effect and the sweep applies it later.
+      this.#redis = new (ioredis().Redis)(redis, { maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS });
+      this.#redis.on('error', () => undefined);
+    } else this.#redis = redis;
   }
 
   /**
@@ -113,8 +121,9 @@ export class RedisLiveCounters implements LiveCounterReader, CounterApplier {
     return Object.fromEntries(Object.entries(hash).map(([k, v]) => [k, Number(v)]));
   }
 
+  /** Closes the connection if the store made it (a borrowed one is its owner's to close). */
   async close(): Promise<void> {
-    this.#redis.disconnect();
+    if (this.#owned) this.#redis.disconnect();
   }
 
   private hashKey(workspaceId: string, day: string): string {

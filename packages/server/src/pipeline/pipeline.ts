@@ -13,7 +13,7 @@ import type { JobQueue } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
 import { upkeepEventLog } from './event-log-upkeep.js';
-import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
+import { SqlLiveCounters, type LiveCounterReader, type RedisLiveCounters } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { markEventFailed, PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
@@ -54,8 +54,6 @@ export interface PipelineDeps {
   db: SqlClient;
   config: Pick<
     Config,
-    | 'redisUrl'
-    | 'redisPrefix'
     | 'pipelineBatch'
     | 'sweepIntervalMs'
     | 'sweepGraceMs'
@@ -68,10 +66,13 @@ export interface PipelineDeps {
     | 'alertIntervalMs'
     | 'publicUrl'
     | 'archive'
+    | 's3'
     | 'defaultMaxEvents'
     | 'retentionIntervalMs'
   >;
   queue: JobQueue<PipelineJobs>;
+  /** Live counters in Redis (production; the composition root makes them): without them, the SQL table. */
+  redisCounters?: RedisLiveCounters;
   sink?: StreamSink;
   observer?: PipelineObserver;
 }
@@ -104,8 +105,8 @@ export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
     this.#processSizer = batchSizerFor(db, config.pipelineBatch);
-    if (config.redisUrl) {
-      this.#redisCounters = new RedisLiveCounters(config.redisUrl, config.redisPrefix);
+    if (deps.redisCounters) {
+      this.#redisCounters = deps.redisCounters;
       this.liveCounters = this.#redisCounters;
       this.#counters = { kind: 'outbox' };
     } else {
@@ -243,7 +244,7 @@ export class Pipeline {
 
   /** Archives and deletes raw events past retention (the scheduled `retention` job). */
   async retention(now?: Date): Promise<RetentionReport> {
-    return runRetention(this.deps.db, { archive: this.deps.config.archive, defaultMaxEvents: this.deps.config.defaultMaxEvents, ...(now ? { now } : {}) });
+    return runRetention(this.deps.db, { archive: this.deps.config.archive, s3: this.deps.config.s3, defaultMaxEvents: this.deps.config.defaultMaxEvents, ...(now ? { now } : {}) });
   }
 
   /**

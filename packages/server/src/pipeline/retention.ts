@@ -18,6 +18,7 @@
  * bloat); what is left, and everything on PGlite, is deleted by rows.
  */
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import type { S3Settings } from '../config.js';
 import { writeArchive } from '../emit/archive-writer.js';
 import { appendAudit } from '../store/audit-log.js';
 import { deleteResponses } from '../store/response-removal.js';
@@ -76,14 +77,14 @@ const stamp = (now: Date): string => now.toISOString().replace(/[:.]/g, '-');
  * @example
  * await runRetention(db, { archive: '/srv/feedloop/archive' }) // { archived: 1200, files: [...], droppedPartitions: ['feedback_events_2026_07'] }
  */
-export async function runRetention(db: SqlClient, options: { archive: string; now?: Date; defaultMaxEvents?: number | null }): Promise<RetentionReport> {
+export async function runRetention(db: SqlClient, options: { archive: string; s3?: S3Settings; now?: Date; defaultMaxEvents?: number | null }): Promise<RetentionReport> {
   const now = options.now ?? new Date();
   const report: RetentionReport = { archived: 0, archivedResponses: 0, files: [], droppedPartitions: [] };
   const workspaces = await listWorkspaces(db);
   if (workspaces.length === 0) return report;
   if (db.dialect === 'postgres') {
     const longest = Math.max(...workspaces.map((w) => w.settings.retentionDays));
-    await dropPastPartitions(db, options.archive, new Date(now.getTime() - longest * DAY_MS), now, report);
+    await dropPastPartitions(db, options, new Date(now.getTime() - longest * DAY_MS), now, report);
   }
   for (const ws of workspaces) {
     const { retentionDays, maxEventsPerUser } = ws.settings;
@@ -109,7 +110,7 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
       if (rows.length === 0) break;
       const files: string[] = [];
       for (const [month, lines] of byMonth(rows)) {
-        files.push(await writeArchive(options.archive, `${ws.id}/events-${month}-${stamp(now)}-${part}`, lines.map((r) => r.line)));
+        files.push(await writeArchive(options.archive, `${ws.id}/events-${month}-${stamp(now)}-${part}`, lines.map((r) => r.line), options.s3));
       }
       await db.transaction(async (tx) => {
         await deleteEvents(tx, ws.id, rows.map((r) => r.id));
@@ -120,7 +121,7 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
       report.files.push(...files);
       if (rows.length < PAGE) break;
     }
-    await archiveResponses(db, options.archive, ws.id, cutoff, now, report);
+    await archiveResponses(db, options, ws.id, cutoff, now, report);
   }
   return report;
 }
@@ -131,7 +132,7 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
  * as the events, so the same rules hold for them (an erasure does not rewrite archives, see
  * docs/privacy.md).
  */
-async function archiveResponses(db: SqlClient, archive: string, workspaceId: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
+async function archiveResponses(db: SqlClient, { archive, s3 }: { archive: string; s3?: S3Settings }, workspaceId: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
   for (let part = 0; ; part++) {
     const rows = await db.query<{ id: string; month: string; line: string }>(
       `SELECT r.id, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, ${RESPONSE_JSON} AS line
@@ -144,7 +145,7 @@ async function archiveResponses(db: SqlClient, archive: string, workspaceId: str
     if (rows.length === 0) return;
     const files: string[] = [];
     for (const [month, lines] of byMonth(rows)) {
-      files.push(await writeArchive(archive, `${workspaceId}/responses-${month}-${stamp(now)}-${part}`, lines.map((r) => r.line)));
+      files.push(await writeArchive(archive, `${workspaceId}/responses-${month}-${stamp(now)}-${part}`, lines.map((r) => r.line), s3));
     }
     await db.transaction(async (tx) => {
       const removed = await deleteResponses(tx, workspaceId, rows.map((r) => r.id));
@@ -157,7 +158,7 @@ async function archiveResponses(db: SqlClient, archive: string, workspaceId: str
 }
 
 /** Postgres: archives every row of each month partition wholly before `cutoff`, then drops it. */
-async function dropPastPartitions(db: SqlClient, archive: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
+async function dropPastPartitions(db: SqlClient, { archive, s3 }: { archive: string; s3?: S3Settings }, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
   const parts = await db.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
       WHERE i.inhparent = 'feedback_events'::regclass AND c.relname ~ '^feedback_events_\\d{4}_\\d{2}$' ORDER BY c.relname`,
@@ -171,7 +172,7 @@ async function dropPastPartitions(db: SqlClient, archive: string, cutoff: Date, 
     for (const r of byWorkspace) groups.set(r.workspace_id, [...(groups.get(r.workspace_id) ?? []), r.line]);
     for (const [ws, lines] of groups) {
       for (let i = 0; i < lines.length; i += PAGE) {
-        report.files.push(await writeArchive(archive, `${ws}/events-${name.slice('feedback_events_'.length)}-${stamp(now)}-${i / PAGE}`, lines.slice(i, i + PAGE)));
+        report.files.push(await writeArchive(archive, `${ws}/events-${name.slice('feedback_events_'.length)}-${stamp(now)}-${i / PAGE}`, lines.slice(i, i + PAGE), s3));
       }
     }
     const lo = new Date(Date.UTC(Number(y), Number(m) - 1, 1));

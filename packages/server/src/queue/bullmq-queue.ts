@@ -3,15 +3,18 @@
  * processes share one queue by name; a job survives restarts and is handed to one worker at a
  * time. Semantics match `MemoryQueue` (see `docs/queue.md`).
  *
- * Connections: the producer side has its own ioredis client that never queues commands while
- * Redis is away (`enableOfflineQueue: false`), so `add` fails within about a second instead of
- * hanging or buffering; the worker side has BullMQ's required `maxRetriesPerRequest: null` and
- * reconnects by itself. We pass ioredis instances rather than options: BullMQ 6 only loads
- * ioredis itself through `require`, and passing instances keeps the connection settings ours.
+ * Connections: the producer side uses an ioredis client that never queues commands while Redis
+ * is away (`enableOfflineQueue: false`), so `add` fails within about a second instead of hanging
+ * or buffering; the worker side has BullMQ's required `maxRetriesPerRequest: null` and reconnects
+ * by itself. We pass ioredis instances rather than options: BullMQ 6 only loads ioredis itself
+ * through `require`, and passing instances keeps the connection settings ours. A server passes
+ * its process's connections (`redis-connections.ts`), which the queue borrows and never closes;
+ * given a URL, the queue makes and closes its own (tests).
  */
 import { createRequire } from 'node:module';
 import type { Job, JobsOptions, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { quitOrDisconnect, type RedisConnections } from '../redis-connections.js';
 import {
   assertValidJobId,
   DEFAULT_FAILED_LIMIT,
@@ -71,7 +74,7 @@ const CAPPED_EXPONENTIAL = 'feedloop-capped-exponential';
  * A BullMQ-backed {@link JobQueue}.
  *
  * @example
- * const queue = new BullmqQueue<{ ping: { n: number } }>('feedloop-effects', 'redis://127.0.0.1:6379', { prefix: 'feedloop' });
+ * const queue = new BullmqQueue<{ ping: { n: number } }>('feedloop-effects', redis, { prefix: 'feedloop' }); // redis: openRedisConnections(…)
  * queue.work({ ping: async (data) => { log(data.n); } });   // worker processes only
  * await queue.add('ping', { n: 1 }, { jobId: 'ping-1' });
  * await queue.close();
@@ -79,7 +82,8 @@ const CAPPED_EXPONENTIAL = 'feedloop-capped-exponential';
 export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<M> {
   readonly kind = 'bullmq' as const;
   readonly #name: string;
-  readonly #redisUrl: string;
+  /** The process's connections (borrowed), or the URL this queue makes its own from. */
+  readonly #redis: Pick<RedisConnections, 'commands' | 'worker'> | string;
   readonly #prefix: string | undefined;
   readonly #options: QueueOptions;
   readonly #onError: (err: Error) => void;
@@ -91,22 +95,24 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
   #readyWait: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(name: string, redisUrl: string, options: BullmqQueueOptions = {}) {
+  constructor(name: string, redis: Pick<RedisConnections, 'commands' | 'worker'> | string, options: BullmqQueueOptions = {}) {
     const { prefix, onError, ...shared } = options;
     this.#name = name;
-    this.#redisUrl = redisUrl;
+    this.#redis = redis;
     this.#prefix = prefix;
     this.#options = resolveQueueOptions(shared);
     this.#onError = onError ?? (() => undefined);
-    this.#producerRedis = new (ioredis().Redis)(redisUrl, {
-      connectionName: connectionName(prefix, name, 'producer'),
-      disconnectTimeout: DISCONNECT_TIMEOUT_MS,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: PRODUCER_MAX_RETRIES_PER_REQUEST,
-    });
-    // Connection errors reach onError through BullMQ; this listener only keeps ioredis from
-    // printing "Unhandled error event" before BullMQ attaches its own.
-    this.#producerRedis.on('error', () => undefined);
+    if (typeof redis === 'string') {
+      this.#producerRedis = new (ioredis().Redis)(redis, {
+        connectionName: connectionName(prefix, name, 'producer'),
+        disconnectTimeout: DISCONNECT_TIMEOUT_MS,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: PRODUCER_MAX_RETRIES_PER_REQUEST,
+      });
+      // Connection errors reach onError through BullMQ; this listener only keeps ioredis from
+      // printing "Unhandled error event" before BullMQ attaches its own.
+      this.#producerRedis.on('error', () => undefined);
+    } else this.#producerRedis = redis.commands;
     this.#queue = new (bullmq().Queue)<unknown, void, string>(name, {
       connection: this.#producerRedis,
       ...(prefix === undefined ? {} : { prefix }),
@@ -147,15 +153,18 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
     // A template only: BullMQ duplicates it into the worker's two connections (one of them
     // blocking), which it owns and closes; lazyConnect keeps the template itself unconnected.
     // BullMQ renames the blocking copy (`<prefix>:<base64 of the queue name>`); the other keeps this name.
-    this.#workerRedis = new (ioredis().Redis)(this.#redisUrl, {
-      connectionName: connectionName(this.#prefix, this.#name, 'worker'),
-      disconnectTimeout: DISCONNECT_TIMEOUT_MS,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-    });
-    this.#workerRedis.on('error', () => undefined);
+    let template: Redis;
+    if (typeof this.#redis === 'string') {
+      template = this.#workerRedis = new (ioredis().Redis)(this.#redis, {
+        connectionName: connectionName(this.#prefix, this.#name, 'worker'),
+        disconnectTimeout: DISCONNECT_TIMEOUT_MS,
+        maxRetriesPerRequest: null,
+        lazyConnect: true,
+      });
+      this.#workerRedis.on('error', () => undefined);
+    } else template = this.#redis.worker;
     const worker = new (bullmq().Worker)<unknown, void, string>(this.#name, (job) => this.#process(lookup, job), {
-      connection: this.#workerRedis,
+      connection: template,
       ...(this.#prefix === undefined ? {} : { prefix: this.#prefix }),
       concurrency: this.#options.concurrency,
       runRetryDelay: WORKER_RETRY_DELAY_MS,
@@ -236,9 +245,9 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
   async #shutdown(): Promise<void> {
     // The worker first: it stops fetching and waits for the handlers that are running.
     if (this.#worker) await this.#worker.close();
-    // The queue does not own the client we gave it: close both.
+    // The queue does not own the client we gave it: close ours (borrowed ones are their owner's).
     await this.#queue.close();
-    await quitOrDisconnect(this.#producerRedis);
+    if (typeof this.#redis === 'string') await quitOrDisconnect(this.#producerRedis);
     this.#workerRedis?.disconnect();
   }
 
@@ -297,17 +306,4 @@ export class BullmqQueue<M extends Record<string, unknown>> implements JobQueue<
 /** The CLIENT SETNAME of our connections, so that `CLIENT LIST` tells which queue and side they serve. */
 function connectionName(prefix: string | undefined, queue: string, side: 'producer' | 'worker'): string {
   return `${prefix ?? 'bull'}:${queue}:${side}`;
-}
-
-/** Closes a client politely when it is connected (pending replies arrive), at once otherwise. */
-async function quitOrDisconnect(redis: Redis): Promise<void> {
-  if (redis.status === 'ready') {
-    try {
-      await redis.quit();
-      return;
-    } catch {
-      // The connection dropped meanwhile; disconnect below.
-    }
-  }
-  redis.disconnect();
 }

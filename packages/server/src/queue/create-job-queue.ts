@@ -2,6 +2,7 @@
  * Picks the job queue of the running profile: BullMQ when Redis is configured (several processes
  * share the work), the in-process queue otherwise (the embedded profile).
  */
+import type { RedisConnections } from '../redis-connections.js';
 import { BullmqQueue } from './bullmq-queue.js';
 import type { JobQueue, QueueOptions } from './job-queue.js';
 import { MemoryQueue } from './memory-queue.js';
@@ -15,15 +16,21 @@ export interface JobQueueConfig {
 }
 
 /**
- * A BullMQ queue named `name` when `config.redisUrl` is set, else a memory queue.
+ * A BullMQ queue named `name` when `config.redisUrl` is set, else a memory queue. A server passes
+ * its process's connections (`redis`), which the queue borrows; without them it makes its own.
  *
  * @example
  * const effects = createJobQueue<EffectJobs>(config, 'effects', { concurrency: 8 });
  * effects.kind // 'bullmq' when REDIS_URL is set
  */
-export function createJobQueue<M extends Record<string, unknown>>(config: JobQueueConfig, name: string, options?: Partial<QueueOptions>): JobQueue<M> {
+export function createJobQueue<M extends Record<string, unknown>>(
+  config: JobQueueConfig,
+  name: string,
+  options?: Partial<QueueOptions>,
+  redis?: RedisConnections,
+): JobQueue<M> {
   if (config.redisUrl === undefined || config.redisUrl === '') return new MemoryQueue<M>(options);
-  return new BullmqQueue<M>(name, config.redisUrl, {
+  return new BullmqQueue<M>(name, redis ?? config.redisUrl, {
     ...options,
     ...(config.redisPrefix === undefined ? {} : { prefix: config.redisPrefix }),
   });

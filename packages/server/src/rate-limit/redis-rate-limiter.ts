@@ -29,19 +29,24 @@ return { 1, count, ttl }
 `;
 
 /**
- * A Redis-backed limiter.
+ * A Redis-backed limiter. A server passes its process's connection (`redis-connections.ts`),
+ * which the limiter borrows and never closes; given a URL, it makes and closes its own (tests).
  *
  * @example
- * const limiter = new RedisRateLimiter('redis://127.0.0.1:6379');
+ * const limiter = new RedisRateLimiter(redis.commands, 'feedloop:rl:');
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #owned: boolean;
 
-  constructor(url: string, prefix = 'feedloop:rl:') {
-    this.#redis = new (ioredis().Redis)(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-    // Connection errors surface on each `take`; the emitter must not crash the process meanwhile.
-    this.#redis.on('error', () => undefined);
+  constructor(redis: Redis | string, prefix = 'feedloop:rl:') {
+    this.#owned = typeof redis === 'string';
+    if (typeof redis === 'string') {
+      this.#redis = new (ioredis().Redis)(redis, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+      // Connection errors surface on each `take`; the emitter must not crash the process meanwhile.
+      this.#redis.on('error', () => undefined);
+    } else this.#redis = redis;
     this.#prefix = prefix;
   }
 
@@ -50,7 +55,8 @@ export class RedisRateLimiter implements RateLimiter {
     return { allowed: allowed === 1, remaining: Math.max(0, limit - count), resetMs: ttl };
   }
 
+  /** Closes the connection if the limiter made it (a borrowed one is its owner's to close). */
   async close(): Promise<void> {
-    this.#redis.disconnect();
+    if (this.#owned) this.#redis.disconnect();
   }
 }
