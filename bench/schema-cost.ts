@@ -20,7 +20,7 @@ import { contentFingerprint, resolveWorkspaceSettings, sourceOfType, voteSlot, t
 import { loadMigrations, migrate } from '../packages/server/src/db/migrate.js';
 import { openPostgres } from '../packages/server/src/db/postgres-client.js';
 import type { SqlClient, SqlExecutor } from '../packages/server/src/db/sql-client.js';
-import { writeFeedbackBatch, type FeedbackSubmission } from '../packages/server/src/ingest/feedback-writer.js';
+import { writeFeedbackBatch, type FeedbackSubmission } from '../packages/server/src/store/feedback-writer.js';
 import {
   dec,
   envInt,

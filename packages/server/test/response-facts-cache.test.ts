@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResponseFactsCache } from '../src/ingest/response-facts-cache.js';
+import { ResponseFactsCache } from '../src/store/response-facts-cache.js';
 
 describe('ResponseFactsCache', () => {
   it('remembers creation times per workspace and forgets them after ten minutes', () => {

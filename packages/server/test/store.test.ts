@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
 import type { SqlClient } from '../src/db/sql-client.js';
-import { writeResponseBatch } from '../src/ingest/response-writer.js';
+import { writeResponseBatch } from '../src/store/response-writer.js';
 import { authenticateKey, createApiKey, listApiKeys, revokeApiKey } from '../src/store/api-keys.js';
 import { createWorkspace, findWorkspace, listWorkspaces, updateWorkspaceSettings } from '../src/store/workspaces.js';
 import { BACKENDS, type TestDatabase } from './harness.js';

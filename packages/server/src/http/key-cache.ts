@@ -3,11 +3,9 @@
  * a database round trip per request. A revocation is seen at once by the process that made it
  * and by others within the cache's time to live.
  */
-import { resolveWorkspaceSettings } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
-import { hashKey, type KeyKind } from '../store/api-keys.js';
-import type { AuthContext } from '../store/auth-context.js';
+import { authContextOfKey, type AuthContext } from '../store/auth-context.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -47,19 +45,12 @@ export class KeyCache {
   }
 
   async #lookUp(key: string, generation: number): Promise<AuthContext | undefined> {
-    const hash = hashKey(key);
-    let rows: Array<{ id: string; workspace_id: string; kind: KeyKind; settings: unknown }>;
+    let value: AuthContext | undefined;
     try {
-      rows = await this.db.query(
-        `SELECT k.id, k.workspace_id, k.kind, w.settings FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [hash],
-      );
+      value = await authContextOfKey(this.db, key);
     } catch (err) {
       throw new FeedloopError('FEEDLOOP_ERR_UNAVAILABLE', 'the database cannot be reached to check the key; retry', { cause: err });
     }
-    const r = rows[0];
-    const value = r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind, settings: resolveWorkspaceSettings(r.settings) } : undefined;
     if (this.ttlMs > 0 && generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
       this.#entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });

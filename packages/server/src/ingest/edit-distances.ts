@@ -8,7 +8,7 @@ import type { SqlExecutor } from '../db/sql-client.js';
 import { loadAnswers } from '../store/response-answers.js';
 import type { AnswerCache } from './answer-cache.js';
 import type { DiffPool } from './diff-pool.js';
-import type { FeedbackSubmission } from './feedback-writer.js';
+import type { FeedbackSubmission } from '../store/feedback-writer.js';
 
 /** The revised text of a correction or an edit; `undefined` for other types. */
 function revisedText(event: FeedbackEvent): { original: string | undefined; revised: string } | undefined {

@@ -10,18 +10,18 @@ import { classifyWriteFailure } from '../db/write-failure.js';
 import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { Metrics } from '../metrics.js';
-import type { EventKey } from '../pipeline/pipeline-jobs.js';
+import type { EventKey } from '../store/event-key.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { AnswerCache } from './answer-cache.js';
 import { DiffPool, type DiffPoolOptions } from './diff-pool.js';
 import { computeEditDistances } from './edit-distances.js';
-import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from './feedback-writer.js';
+import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from '../store/feedback-writer.js';
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
 import { protectResponse } from './query-privacy.js';
-import { ResponseFactsCache } from './response-facts-cache.js';
-import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from './response-writer.js';
+import { ResponseFactsCache } from '../store/response-facts-cache.js';
+import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from '../store/response-writer.js';
 
 const RATE_WINDOW_MS = 60_000;
 /** Events per transaction at most; a batch request of 1,000 fits whole. */

@@ -72,3 +72,19 @@ export async function loadStatsReport(
   const report = buildStatsReport({ from: request.from, to: request.to, days, groupBy: request.groupBy, groups: selected.groups, issues, topIssues: limit });
   return { ...report, source: selected.source, live };
 }
+
+/** The response dimensions a stats filter may name, and their column in `feedback_stats_cells`. */
+export const STATS_DIMENSION_COLUMNS = { agent: 'agent', model: 'model', queryType: 'query_type', experimentId: 'experiment_id', variant: 'variant' } as const;
+
+/**
+ * Whether any response of the workspace ever had `value` in a dimension (any day), read from the
+ * stats cells (a row per day and dimension combination: small beside the responses).
+ *
+ * @example
+ * await statsDimensionSeen(db, 'ws_1', 'agent', 'sql') // true
+ */
+export async function statsDimensionSeen(db: SqlExecutor, workspaceId: string, dimension: keyof typeof STATS_DIMENSION_COLUMNS, value: string): Promise<boolean> {
+  const column = STATS_DIMENSION_COLUMNS[dimension];
+  const [row] = await db.query<{ seen: boolean }>(`SELECT EXISTS (SELECT 1 FROM feedback_stats_cells WHERE workspace_id = $1 AND ${column} = $2) AS seen`, [workspaceId, value]);
+  return row?.seen === true;
+}

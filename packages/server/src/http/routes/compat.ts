@@ -26,7 +26,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import type { FeedbackOutcome } from '../../ingest/feedback-writer.js';
+import type { FeedbackOutcome } from '../../store/feedback-writer.js';
 import { anonymousClient } from '../../ingest/anonymous-client.js';
 import { tagResponseExperiment } from '../../store/experiments.js';
 import { loadSessionFeedback } from '../../store/session-summary.js';

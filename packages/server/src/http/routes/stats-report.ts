@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { loadStatsReport, type LiveFieldsReader } from '../../store/stats-report.js';
+import { loadStatsReport, STATS_DIMENSION_COLUMNS, statsDimensionSeen, type LiveFieldsReader } from '../../store/stats-report.js';
 import { watchWorkspaceRates } from '../../metrics.js';
 import { uncombinableFilter, workspaceRates, type StatsFilters } from '../../store/stats-sums.js';
 import { authOf } from '../auth.js';
@@ -137,19 +137,13 @@ function calendarDay(value: string, field: string): number {
 }
 
 /** Filters whose value is a response dimension, and its column in feedback_stats_cells. */
-const DIMENSION_COLUMNS = { agent: 'agent', model: 'model', queryType: 'query_type', experimentId: 'experiment_id', variant: 'variant' } as const;
-
-/**
- * The warnings for filter values no response of the workspace ever had (any day), read from the
- * stats cells (a row per day and dimension combination: small beside the responses).
- */
+/** The warnings for filter values no response of the workspace ever had (any day). */
 async function unseenFilterValues(db: AppServices['db'], workspaceId: string, filters: StatsFilters): Promise<string[]> {
   const warnings: string[] = [];
-  for (const [field, column] of Object.entries(DIMENSION_COLUMNS) as Array<[keyof typeof DIMENSION_COLUMNS, string]>) {
+  for (const field of Object.keys(STATS_DIMENSION_COLUMNS) as Array<keyof typeof STATS_DIMENSION_COLUMNS>) {
     const value = filters[field];
     if (value === undefined) continue;
-    const [seen] = await db.query<{ seen: boolean }>(`SELECT EXISTS (SELECT 1 FROM feedback_stats_cells WHERE workspace_id = $1 AND ${column} = $2) AS seen`, [workspaceId, value]);
-    if (!seen?.seen) warnings.push(`${field} ${JSON.stringify(value)} was never seen in this workspace: the figures are zeros`);
+    if (!(await statsDimensionSeen(db, workspaceId, field, value))) warnings.push(`${field} ${JSON.stringify(value)} was never seen in this workspace: the figures are zeros`);
   }
   return warnings;
 }
