@@ -3,6 +3,7 @@
  * shape (`signal_type`, `input`, `expected_output`, `actual_output`, `reward`, `context`), ready for
  * a fine-tuning or evaluation pipeline.
  */
+import { correctedPair } from '../corrected-pair.js';
 import type { Classification, EnrichedEvent, LearningSignal } from './signal-types.js';
 
 /** Decimal places kept in a reward: more is noise from the arithmetic, not signal. */
@@ -52,20 +53,11 @@ function roundReward(value: number): number {
 /** The parts that depend on the event type: what was wanted and what was given. */
 function outputs(enriched: EnrichedEvent): Pick<LearningSignal, 'signal_type' | 'expected_output' | 'actual_output'> {
   const { event, response } = enriched;
-  switch (event.type) {
-    case 'correction':
-      // The seed's 'sql_correction' generalises to '<format>_correction'; a correction without a format is text.
-      return {
-        signal_type: `${event.payload.format ?? 'text'}_correction`,
-        expected_output: event.payload.corrected,
-        actual_output: event.payload.original ?? response.answer,
-      };
-    case 'edit':
-      return { signal_type: 'edit', expected_output: event.payload.edited, actual_output: event.payload.original ?? response.answer };
-    default:
-      // A retry's rephrased question is a new input, not a better output for this one: no expected output.
-      return { signal_type: event.type, expected_output: null, actual_output: response.answer };
-  }
+  const pair = correctedPair(event, response.answer);
+  // The seed's 'sql_correction' generalises to '<format>_correction'; a correction without a format is text.
+  if (pair) return { signal_type: event.type === 'correction' ? `${event.payload.format ?? 'text'}_correction` : 'edit', expected_output: pair.corrected, actual_output: pair.original };
+  // A retry's rephrased question is a new input, not a better output for this one: no expected output.
+  return { signal_type: event.type, expected_output: null, actual_output: response.answer };
 }
 
 /**

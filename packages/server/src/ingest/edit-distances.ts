@@ -3,19 +3,12 @@
  * that the flush only writes: a big diff then delays its own request, not the transaction every
  * other request waits for.
  */
-import type { FeedbackEvent } from '@feedloop/core';
+import { correctedPair, revisionOf } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { loadAnswers } from '../store/response-answers.js';
 import type { AnswerCache } from './answer-cache.js';
 import type { DiffPool } from './diff-pool.js';
 import type { FeedbackSubmission } from '../store/feedback-writer.js';
-
-/** The revised text of a correction or an edit; `undefined` for other types. */
-function revisedText(event: FeedbackEvent): { original: string | undefined; revised: string } | undefined {
-  if (event.type === 'correction') return { original: event.payload.original, revised: event.payload.corrected };
-  if (event.type === 'edit') return { original: event.payload.original, revised: event.payload.edited };
-  return undefined;
-}
 
 /**
  * Sets `editDistance` on every correction and edit among `items` (all of one workspace): against
@@ -33,7 +26,7 @@ export async function computeEditDistances(
   items: FeedbackSubmission[],
   cache?: AnswerCache,
 ): Promise<void> {
-  const texts = items.map((item) => revisedText(item.event));
+  const texts = items.map((item) => revisionOf(item.event));
   const cached = new Map<string, string>();
   const missing: string[] = [];
   items.forEach((item, i) => {
@@ -45,10 +38,9 @@ export async function computeEditDistances(
   const answers = missing.length === 0 ? cached : new Map([...cached, ...(await loadAnswers(db, workspaceId, missing))]);
   await Promise.all(
     items.map(async (item, i) => {
-      const t = texts[i];
-      if (!t) return;
-      const original = t.original ?? answers.get(item.event.responseId);
-      item.editDistance = original === undefined ? null : await diffs.editDistance(original, t.revised);
+      if (!texts[i]) return;
+      const pair = correctedPair(item.event, answers.get(item.event.responseId));
+      item.editDistance = pair === undefined ? null : await diffs.editDistance(pair.original, pair.corrected);
     }),
   );
 }

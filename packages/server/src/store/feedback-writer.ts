@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import {
   contentFingerprint,
+  correctedPair,
   editDistancePercent,
   judgeFeedback,
   sourceOfType,
@@ -108,9 +109,8 @@ function needsAnswer(item: FeedbackSubmission): boolean {
 function editDistanceOf(item: FeedbackSubmission, answer: string | null): number | null {
   const { event } = item;
   if (item.editDistance !== undefined) return event.type === 'correction' || event.type === 'edit' ? item.editDistance : null;
-  if (event.type === 'correction') return editDistancePercent(event.payload.original ?? answer ?? '', event.payload.corrected);
-  if (event.type === 'edit') return editDistancePercent(event.payload.original ?? answer ?? '', event.payload.edited);
-  return null;
+  const pair = correctedPair(event, answer ?? '');
+  return pair === undefined ? null : editDistancePercent(pair.original, pair.corrected);
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import {
   buildRows,
+  correctedPair,
   DEFAULT_EXPORT_OPTIONS,
   emptyTally,
   type ExportFormat,
@@ -39,15 +40,19 @@ const PAGE = 1_000;
 export async function* correctionDpoLines(db: SqlExecutor, workspaceId: string, batchId: string): AsyncGenerator<string> {
   let after = -1;
   for (;;) {
-    const rows = await db.query<{ seq: string; prompt: string; chosen: string; rejected: string }>(
-      `SELECT e.seq::text AS seq, r.query AS prompt, e.payload->>'corrected' AS chosen, COALESCE(e.payload->>'original', r.answer) AS rejected
+    const rows = await db.query<{ seq: string; prompt: string; corrected: string; original: string | null; answer: string }>(
+      `SELECT e.seq::text AS seq, r.query AS prompt, e.payload->>'corrected' AS corrected, e.payload->>'original' AS original, r.answer
          FROM feedback_events e JOIN responses r ON r.workspace_id = e.workspace_id AND r.id = e.response_id
         WHERE e.workspace_id = $1 AND e.applied_to_training = $2 AND e.seq > $3
         ORDER BY e.seq LIMIT ${PAGE}`,
       [workspaceId, batchId, after],
     );
     // Claims take verified corrections only (pipeline/training-batches.ts): each row is one.
-    for (const r of rows) yield JSON.stringify({ prompt: r.prompt, chosen: r.chosen, rejected: r.rejected, provenance: CORRECTION_PROVENANCE });
+    for (const r of rows) {
+      // The text corrected is the correction's original, else the answer: core's one rule.
+      const pair = correctedPair({ type: 'correction', payload: { corrected: r.corrected, ...(r.original === null ? {} : { original: r.original }) } }, r.answer);
+      if (pair) yield JSON.stringify({ prompt: r.prompt, chosen: pair.corrected, rejected: pair.original, provenance: CORRECTION_PROVENANCE });
+    }
     if (rows.length < PAGE) return;
     after = Number(rows[rows.length - 1]?.seq);
   }
