@@ -16,6 +16,7 @@ export {
 } from './compat/rlhf-event.js';
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
+export { DAY_MS } from './time.js';
 export { correctedPair, revisionOf, type CorrectedPair, type RevisingEvent } from './corrected-pair.js';
 export { editDistancePercent, lcsLength } from './edit-distance.js';
 export { ERROR_CODES, statusOf, type ErrorBody, type ErrorCode } from './error-codes.js';

@@ -12,6 +12,7 @@
 import { nearDuplicates } from '../insights/phrase-themes.js';
 import { memoryFacts, type MemoryEvent, type MemoryFacts } from './memory-facts.js';
 import { STYLE_INSTRUCTIONS } from './style-features.js';
+import { DAY_MS } from '../time.js';
 
 export type { MemoryEvent } from './memory-facts.js';
 
@@ -54,8 +55,6 @@ export interface UserMemory {
   text: string;
   items: MemoryItem[];
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * An event's weight at `now`: 1 when fresh, halving every `halfLifeDays` (future dates count as fresh).

@@ -10,6 +10,7 @@ import { meanOf, percentOf } from '../signals/daily-metrics.js';
 import { addSumsInto, compareCodeUnits, emptySums, type StatsSums } from '../signals/stats-sums.js';
 import { recentDropOf, type RecentDrop } from './recent-drop.js';
 import { trendOf, type Trend } from './trend.js';
+import { DAY_MS } from '../time.js';
 import { wilsonInterval } from './wilson.js';
 
 /** Rated responses (positive + negative ratings) below which a workspace sees the default baseline. */
@@ -26,7 +27,6 @@ export const DEFAULT_BASELINE = { satisfactionRate: 70 } as const;
 export const ROLLING_DAYS = 7;
 const INTERVAL_CONFIDENCE = 0.95;
 const PERCENT = 100;
-const DAY_MS = 86_400_000;
 
 /** A rate with its Wilson interval, all percentages. */
 export interface RateInterval {

@@ -3,7 +3,7 @@
  * ends, so a read over pre-aggregated weekly rows touches one row per week instead of seven.
  */
 
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../time.js';
 
 /** An inclusive range of `YYYY-MM-DD` days. */
 export type DayRange = readonly [from: string, to: string];

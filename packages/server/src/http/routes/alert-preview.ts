@@ -3,7 +3,7 @@
  * fired over the last days (30 by default), replayed hourly over the processed signals. Nothing is
  * stored and nobody is notified.
  */
-import { alertRuleSetSchema, HOUR_MS, MAX_BASELINE_DAYS, MAX_WINDOW_HOURS, previewAlerts } from '@feedloop/core';
+import { DAY_MS, alertRuleSetSchema, HOUR_MS, MAX_BASELINE_DAYS, MAX_WINDOW_HOURS, previewAlerts } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,7 +11,6 @@ import { readPastHourlyCounts, readPastRegistered } from '../../store/alert-hist
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
-const DAY_MS = 86_400_000;
 const previewBody = alertRuleSetSchema.extend({ days: z.number().int().min(1).max(90).default(30).describe('How far back to replay (days)') });
 
 const previewed = z.object({

@@ -20,6 +20,7 @@ import {
   type ClassifiedCorrection,
   type EventSample,
   type Ranking,
+  DAY_MS,
 } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -37,7 +38,6 @@ const DEFAULT_DAYS = 30;
 const MAX_DAYS = 366;
 /** Entries per ranking and themes listed. */
 const LISTED = 10;
-const DAY_MS = 86_400_000;
 /**
  * Corrections counted per report at most (the newest). Their classifications are stored by the
  * pipeline; the cap bounds the report's own classifying of those without one (processed before

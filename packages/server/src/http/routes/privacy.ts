@@ -2,7 +2,7 @@
  * Privacy routes (issue 11, docs/privacy.md): end users' consent, what is stored about them,
  * their erasure, the audit log, and aggregates with k-anonymity.
  */
-import { consentInputSchema, idSchema, resolveWorkspaceSettings, suppressBaselineParts, suppressSmallGroups, timestampSchema } from '@feedloop/core';
+import { DAY_MS, consentInputSchema, idSchema, resolveWorkspaceSettings, suppressBaselineParts, suppressSmallGroups, timestampSchema } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -17,7 +17,6 @@ import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
 const userParams = z.strictObject({ userId: idSchema });
-const DAY_MS = 86_400_000;
 
 const auditQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1_000).default(100),

@@ -3,7 +3,7 @@
  * `GET /api/rag/feedback/stats` (the same numbers as `FeedbackStats`). Both read the rollups and
  * today's live counters, never events (see store/stats-report.ts). Rates are percentages 0–100.
  */
-import { STATS_GROUP_BY, utcDay, type StatsGroupBy } from '@feedloop/core';
+import { DAY_MS, STATS_GROUP_BY, utcDay, type StatsGroupBy } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -19,7 +19,6 @@ const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 export const DEFAULT_RANGE_DAYS = 30;
 /** The longest range one request may cover: a year and a day, so "last year" always fits. */
 const MAX_RANGE_DAYS = 366;
-const DAY_MS = 86_400_000;
 const FILTER_MAX_LENGTH = 256;
 
 const day = z.string().regex(DAY_PATTERN, 'must be a UTC day, YYYY-MM-DD');
