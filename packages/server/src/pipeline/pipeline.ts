@@ -354,16 +354,10 @@ export class Pipeline {
     return this.deps.queue.idle(timeoutMs);
   }
 
-  /**
-   * Enqueues the recomputation of what a workspace's rows counted in after they were deleted (an
-   * erasure marked the responses and days dirty in its transaction): a rescore, and a rollup of
-   * that workspace's dirty days. Never throws: when the queue is away, the scheduled jobs find the
-   * marks.
-   */
+  /** Enqueues a rescore and a rollup of the workspace's dirty days (an erasure marked them); never throws: the schedule finds the marks. */
   async recompute(workspaceId: string): Promise<void> {
     const failed = (err: unknown) => this.deps.observer?.error?.('recompute', err);
-    await this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID, delayMs: RESCORE_DELAY_MS }).catch(failed);
-    await this.deps.queue.add('rollup', { workspaceId }).catch(failed);
+    await Promise.all([this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID, delayMs: RESCORE_DELAY_MS }).catch(failed), this.deps.queue.add('rollup', { workspaceId }).catch(failed)]);
   }
 
   /** The queue's job counts (waiting, active, delayed, failed). */
