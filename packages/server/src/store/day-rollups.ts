@@ -64,6 +64,24 @@ export interface DayOutput {
   issuesJson: string | null;
 }
 
+/**
+ * Marks days to roll up, bumping the version of a mark already there (see migration 0012): a
+ * rollup running meanwhile then knows the day changed under it.
+ *
+ * @example
+ * await markDaysDirty(tx, [{ workspaceId: 'ws_1', day: '2026-11-22' }]);
+ */
+export async function markDaysDirty(tx: SqlExecutor, days: ReadonlyArray<{ workspaceId: string; day: string }>): Promise<void> {
+  if (days.length === 0) return;
+  await tx.query(
+    `INSERT INTO rollup_dirty AS d (workspace_id, day)
+     SELECT ws, day::date FROM json_to_recordset($1::json) AS x(ws text, day text) ORDER BY ws, day
+     ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1`,
+    [JSON.stringify(days.map((d) => ({ ws: d.workspaceId, day: d.day })))],
+    { prepare: true },
+  );
+}
+
 /** A day marked dirty, with the version of its mark when read. */
 export interface DirtyDay {
   workspaceId: string;
