@@ -45,7 +45,7 @@ export { classifyIpAddress, type IpAddressClass } from './ip-address.js';
 export { ID_PATTERN, LIMITS } from './limits.js';
 export { classify } from './signals/classify.js';
 export { compositeScore } from './signals/composite-score.js';
-export { ROLLUP_DIMENSIONS, computeDailyMetrics, type DailyMetrics, type RollupRow } from './signals/daily-metrics.js';
+export { ROLLUP_DIMENSIONS, computeDailyMetrics, type DailyMetrics, type RollupRow } from './stats/daily-metrics.js';
 export { dedupStage } from './signals/dedup.js';
 export { documentTallies, effectiveness, type DocumentTally } from './signals/document-tally.js';
 export { enrich } from './signals/enrich.js';
@@ -200,9 +200,9 @@ export {
   type ExperimentFacts,
   type FactTotals,
 } from './stats/experiment-facts.js';
-export { meanOf, percentOf, type RegisteredResponse } from './signals/daily-metrics.js';
-export { RATING_TYPES, addSums, emptySums, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './signals/stats-sums.js';
-export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, userSums, type CellCoordinates, type StatsCell, type StatsCellKey } from './signals/stats-cells.js';
+export { meanOf, percentOf, type RegisteredResponse } from './stats/daily-metrics.js';
+export { RATING_TYPES, addSums, emptySums, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './stats/stats-sums.js';
+export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, userSums, type CellCoordinates, type StatsCell, type StatsCellKey } from './stats/stats-cells.js';
 export { ratedCounterFields, ratedFromFields } from './signals/live-counters.js';
 export { DROP_BASELINE_DAYS, DROP_MIN_BASELINE_RATED, DROP_MIN_RECENT_RATED, DROP_WINDOWS, recentDropOf, type DayRatings, type RecentDrop } from './stats/recent-drop.js';
 export { TREND_ALPHA, TREND_MIN_DAYS, linearTrend, mannKendall, trendOf, type LinearTrend, type MannKendall, type Trend } from './stats/trend.js';

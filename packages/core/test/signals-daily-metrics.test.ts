@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FEEDBACK_EVENT_TYPES } from '../src/event-types.js';
-import { addSums, emptySums, sumsOf } from '../src/signals/stats-sums.js';
-import { computeDailyMetrics, ROLLUP_DIMENSIONS, type DailyMetrics, type RegisteredResponse, type RollupRow } from '../src/signals/daily-metrics.js';
+import { addSums, emptySums, sumsOf } from '../src/stats/stats-sums.js';
+import { computeDailyMetrics, ROLLUP_DIMENSIONS, type DailyMetrics, type RegisteredResponse, type RollupRow } from '../src/stats/daily-metrics.js';
 
 const created = new Date('2026-03-02T10:00:00Z');
 const after = (ms: number) => new Date(created.getTime() + ms);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addSums, emptySums, type StatsSums } from '../src/signals/stats-sums.js';
-import { computeStatsCells, issueCounts, normalizeQuery, userSums } from '../src/signals/stats-cells.js';
+import { addSums, emptySums, type StatsSums } from '../src/stats/stats-sums.js';
+import { computeStatsCells, issueCounts, normalizeQuery, userSums } from '../src/stats/stats-cells.js';
 import { buildStatsReport, daysBetween, rateInterval, weekOf } from '../src/stats/feedback-stats.js';
 
 const rated = (positive: number, negative: number, extra: Partial<StatsSums> = {}): StatsSums => ({ ...emptySums(), positiveRatings: positive, negativeRatings: negative, ...extra });

@@ -3,7 +3,7 @@
  * `GET /api/v1/feedback/summary?session_id=` answers. Pure, so the rates have one definition
  * that the store, the API and the tests share. Field names are the seed's snake_case.
  */
-import { percentOf } from '../signals/daily-metrics.js';
+import { percentOf } from '../stats/daily-metrics.js';
 
 /** One stored feedback event of the session, as much of it as the summary needs. */
 export interface SessionFeedbackEvent {

@@ -8,7 +8,7 @@
  */
 import type { FeedbackEventType } from '../event-types.js';
 import type { Polarity, Severity } from './signal-types.js';
-import { RATING_TYPES } from './stats-sums.js';
+import { RATING_TYPES } from '../stats/stats-sums.js';
 
 /** Field counting every event the pipeline finished with, counted or dropped. */
 const TOTAL_FIELD = 'total';

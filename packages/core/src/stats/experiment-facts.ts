@@ -7,7 +7,7 @@
  * @module
  */
 import type { FeedbackEventType } from '../event-types.js';
-import { RATING_TYPES } from '../signals/stats-sums.js';
+import { RATING_TYPES } from './stats-sums.js';
 import type { Polarity } from '../signals/signal-types.js';
 import type { VariantTotals } from './experiment-analysis.js';
 

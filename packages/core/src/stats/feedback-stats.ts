@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { meanOf, percentOf } from '../signals/daily-metrics.js';
-import { addSumsInto, compareCodeUnits, emptySums, type StatsSums } from '../signals/stats-sums.js';
+import { meanOf, percentOf } from './daily-metrics.js';
+import { addSumsInto, compareCodeUnits, emptySums, type StatsSums } from './stats-sums.js';
 import { recentDropOf, type RecentDrop } from './recent-drop.js';
 import { trendOf, type Trend } from './trend.js';
 import { DAY_MS } from '../time.js';

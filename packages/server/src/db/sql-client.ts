@@ -72,14 +72,3 @@ export interface SqlClient extends SqlExecutor {
   /** Closes the connection or pool; pending work finishes first. */
   close(): Promise<void>;
 }
-
-/**
- * Asks the database for the smallest answer: resolves when it answers, rejects when it cannot
- * (readiness checks; telling an outage from a bad statement).
- *
- * @example
- * await ping(db) // throws while the database is away
- */
-export async function ping(db: SqlExecutor): Promise<void> {
-  await db.query('SELECT 1');
-}

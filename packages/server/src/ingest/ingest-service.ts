@@ -10,7 +10,7 @@ import { classifyWriteFailure } from '../db/write-failure.js';
 import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { Metrics } from '../metrics.js';
-import type { EventKey } from '../store/event-key.js';
+import type { EventKey } from '../store/pipeline-pending.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { AnswerCache } from './answer-cache.js';
 import { DiffPool, type DiffPoolOptions } from './diff-pool.js';

@@ -2,9 +2,8 @@
  * The pipeline's jobs in one place: names and payloads (plain JSON, as BullMQ stores them).
  */
 
-import type { EventKey } from '../store/event-key.js';
+import type { EventKey } from '../store/pipeline-pending.js';
 
-/** A feedback event named by its workspace and id (defined below ingest and the pipeline, which share it). */
 export type { EventKey };
 
 /** Job name → payload. */

@@ -47,7 +47,7 @@ export async function* correctionDpoLines(db: SqlExecutor, workspaceId: string, 
         ORDER BY e.seq LIMIT ${PAGE}`,
       [workspaceId, batchId, after],
     );
-    // Claims take verified corrections only (pipeline/training-batches.ts): each row is one.
+    // Claims take verified corrections only (store/training-examples.ts): each row is one.
     for (const r of rows) {
       // The text corrected is the correction's original, else the answer: core's one rule.
       const pair = correctedPair({ type: 'correction', payload: { corrected: r.corrected, ...(r.original === null ? {} : { original: r.original }) } }, r.answer);

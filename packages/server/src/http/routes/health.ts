@@ -4,7 +4,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { ping } from '../../db/sql-client.js';
+import { probeDatabase } from '../../db/database-upkeep.js';
 import { FeedloopError } from '../../errors.js';
 import type { AppServices } from '../services.js';
 
@@ -51,7 +51,7 @@ export const healthRoutes: FastifyPluginAsync<AppServices> = async (app, { db, m
       timer = setTimeout(() => reject(new Error('database did not answer in time')), READY_TIMEOUT_MS);
     });
     try {
-      await Promise.race([ping(db), timeout]);
+      await Promise.race([probeDatabase(db), timeout]);
       return { status: 'ready', database: db.dialect };
     } catch (err) {
       // The driver's text names hosts, ports and users: it goes to the log, never to the caller.

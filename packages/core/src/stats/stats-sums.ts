@@ -7,7 +7,7 @@
  * @module
  */
 import type { FeedbackEventType } from '../event-types.js';
-import type { Polarity } from './signal-types.js';
+import type { Polarity } from '../signals/signal-types.js';
 
 /** The explicit vote and rating types: ADR-016's `rating` column, and the satisfaction rate's population. */
 export const RATING_TYPES = ['thumbs_up', 'thumbs_down', 'rating', 'rate_usefulness'] as const satisfies readonly FeedbackEventType[];
