@@ -11,7 +11,7 @@ export type { SqlClient, SqlExecutor } from './db/sql-client.js';
 export { FeedloopError } from './errors.js';
 export { buildApp } from './http/app.js';
 export { verifyWebhookSignature, signWebhookBody } from './emit/webhook-signature.js';
-export type { OutboundMessage, OutboundEventType } from './emit/outbound-message.js';
+export type { OutboundMessage, OutboundEventType } from './store/outbound-message.js';
 export type { StreamSink } from './emit/stream-sink.js';
 export { Pipeline } from './pipeline/pipeline.js';
 export type { JobQueue } from './queue/job-queue.js';

@@ -62,37 +62,27 @@ const TOP_LEVEL_FILES: Record<string, string> = {
 
 /**
  * Imports against the layers, `from -> to` (server-relative paths). Issue 25: to move. The
- * pipeline calls emit instead of enqueueing deliveries and shares emit's message type (the
- * pipeline's owner moves these); `feedloop mcp` builds an app of its own.
+ * pipeline calls emit (alert texts, the stream sink, delivery, archives) instead of enqueueing
+ * that work; `feedloop mcp` builds an app of its own.
  */
 const LAYER_EXCEPTIONS: readonly string[] = [
   'cli/mcp-command.ts -> http/app.ts',
   'cli/mcp-command.ts -> http/mcp-server.ts',
   'pipeline/alert-evaluation.ts -> emit/alert-messages.ts',
-  'pipeline/alert-evaluation.ts -> emit/webhook-store.ts',
-  'pipeline/claim-confidence-messages.ts -> emit/outbound-message.ts',
-  'pipeline/effects.ts -> emit/outbound-message.ts',
   'pipeline/effects.ts -> emit/stream-sink.ts',
   'pipeline/pipeline.ts -> emit/stream-sink.ts',
   'pipeline/pipeline.ts -> emit/webhook-delivery.ts',
-  'pipeline/process-events.ts -> emit/webhook-store.ts',
   'pipeline/retention.ts -> emit/archive-writer.ts',
-  'pipeline/run-stages.ts -> emit/outbound-message.ts',
-  'pipeline/signal-schema-tables.ts -> emit/outbound-message.ts',
-  'pipeline/training-batch-maker.ts -> emit/outbound-message.ts',
-  'pipeline/training-batch-maker.ts -> emit/webhook-store.ts',
 ];
 
 /**
  * Files outside `store/` and `db/` that still run SQL, with how many calls. Issue 25: to move
- * (`cli/demo-settle.ts` waits for the demo's rework; the webhook store needs emit's message,
- * format and failure types moved below it first; the live counters' SQL table sits beside their
- * Redis twin).
+ * (`cli/demo-settle.ts` waits for the demo's rework; webhook delivery's claim and record
+ * statements are next; the live counters' SQL table sits beside their Redis twin).
  */
 const SQL_EXCEPTIONS: Readonly<Record<string, number>> = {
   'cli/demo-settle.ts': 1,
   'emit/webhook-delivery.ts': 4,
-  'emit/webhook-store.ts': 9,
   'pipeline/live-counter-store.ts': 2,
 };
 

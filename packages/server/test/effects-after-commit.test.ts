@@ -10,7 +10,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { utcDay } from '@feedloop/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNatsSink } from '../src/emit/nats-sink.js';
-import type { OutboundMessage } from '../src/emit/outbound-message.js';
+import type { OutboundMessage } from '../src/store/outbound-message.js';
 import type { StreamSink } from '../src/emit/stream-sink.js';
 import { applyEffects } from '../src/pipeline/effects.js';
 import { RedisLiveCounters } from '../src/pipeline/live-counter-store.js';

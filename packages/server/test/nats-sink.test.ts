@@ -3,7 +3,7 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNatsSink } from '../src/emit/nats-sink.js';
-import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '../src/emit/outbound-message.js';
+import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '../src/store/outbound-message.js';
 import { streamSubject, type StreamSink } from '../src/emit/stream-sink.js';
 import { NATS_URL, natsUp } from './nats-service.js';
 

@@ -5,12 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OutboundMessage } from '../src/emit/outbound-message.js';
-import { DELIVERY_FAILURE_REASONS } from '../src/emit/delivery-failure.js';
+import type { OutboundMessage } from '../src/store/outbound-message.js';
 import { forbiddenUrlClass, type Resolver } from '../src/emit/safe-address.js';
 import { deliverDueWebhooks, type DeliverReport } from '../src/emit/webhook-delivery.js';
 import { signWebhookBody, verifyWebhookSignature } from '../src/emit/webhook-signature.js';
-import { createDeliveries, createWebhook } from '../src/emit/webhook-store.js';
+import { createDeliveries, createWebhook, DELIVERY_FAILURE_REASONS } from '../src/store/webhooks.js';
 import { createWorkspace } from '../src/store/workspaces.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { deliverToLocal, freshWorkspace, message, SECRET, startReceiver, sum } from './webhook-helpers.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { retryDelayMs } from '../src/emit/webhook-delivery.js';
 import { generateWebhookSecret, signWebhookBody, verifyWebhookSignature } from '../src/emit/webhook-signature.js';
-import { createDeliveries } from '../src/emit/webhook-store.js';
+import { createDeliveries } from '../src/store/webhooks.js';
 import { buildApp } from '../src/http/app.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { freshWorkspace, message, SECRET } from './webhook-helpers.js';

@@ -3,7 +3,7 @@
  * receive it in the `feedloop` format (the other formats are written from it at delivery).
  */
 import type { AlertRecord } from '../store/alerts.js';
-import { outboundMessageId, type OutboundMessage } from './outbound-message.js';
+import { outboundMessageId, type OutboundMessage } from '../store/outbound-message.js';
 
 /** The `data` of an alert message: the alert with its times in ISO 8601. */
 export interface AlertMessageData {

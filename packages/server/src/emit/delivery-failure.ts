@@ -4,34 +4,8 @@
  * connection error's own text, which names internal addresses and ports
  * (`connect ECONNREFUSED 10.0.3.7:5432`) and would make the log a port scanner's output.
  */
+import type { DeliveryFailureReason } from '../store/webhooks.js';
 import { FORBIDDEN_ADDRESS_CODE } from './safe-address.js';
-
-/** Every reason a delivery log may show in `lastError`. */
-export const DELIVERY_FAILURE_REASONS = [
-  /** The receiver answered, with a status other than 2xx (the status is in `lastStatusCode`). */
-  'http_status',
-  /** No answer within the delivery timeout (connecting included). */
-  'timeout',
-  /** The receiver's host refused the connection (nothing listens on that port). */
-  'connection_refused',
-  /** The connection was closed or reset before an answer. */
-  'connection_reset',
-  /** The hostname did not resolve. */
-  'dns_failure',
-  /** No route to the host or its network. */
-  'unreachable',
-  /** The TLS handshake failed: an invalid, expired or mismatched certificate, or no common protocol. */
-  'tls_error',
-  /** The host is, or now resolves to, an address webhooks may not reach; nothing was sent. */
-  'forbidden_address',
-  /** Any other failure to make the request. */
-  'network_error',
-  /** The webhook was deleted; the delivery is not sent. */
-  'webhook_deleted',
-] as const;
-
-/** A reason a delivery log may show. */
-export type DeliveryFailureReason = (typeof DELIVERY_FAILURE_REASONS)[number];
 
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);

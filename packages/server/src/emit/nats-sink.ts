@@ -5,7 +5,7 @@
  */
 import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, nanos } from '@nats-io/transport-node';
-import type { OutboundMessage } from './outbound-message.js';
+import type { OutboundMessage } from '../store/outbound-message.js';
 import { DEFAULT_SUBJECT_PREFIX, streamSubject, type StreamSink } from './stream-sink.js';
 
 /** Options of {@link connectNatsSink}. */

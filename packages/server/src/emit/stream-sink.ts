@@ -10,7 +10,7 @@
  * partition's order), and resolve `publish` only once the broker acknowledged every message
  * (`acks=all`), so a rejection makes the caller publish the batch again later.
  */
-import type { OutboundMessage } from './outbound-message.js';
+import type { OutboundMessage } from '../store/outbound-message.js';
 
 /** A destination for outbound messages. */
 export interface StreamSink {

@@ -18,11 +18,11 @@
  */
 import type { Dispatcher } from 'undici';
 import type { SqlClient } from '../db/sql-client.js';
-import { deliveryFailureReason, type DeliveryFailureReason } from './delivery-failure.js';
-import type { OutboundMessage } from './outbound-message.js';
-import { formatWebhookBody, type WebhookFormat } from './webhook-formats.js';
+import { deliveryFailureReason } from './delivery-failure.js';
+import type { OutboundMessage } from '../store/outbound-message.js';
+import { formatWebhookBody } from './webhook-formats.js';
 import { guardedLookup, literalHostClass, type AddressPolicy, type Resolver } from './safe-address.js';
-import { WEBHOOK_DELETED_ERROR } from './webhook-store.js';
+import { WEBHOOK_DELETED_ERROR, type DeliveryFailureReason, type WebhookFormat } from '../store/webhooks.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhookBody } from './webhook-signature.js';
 
 /** Options of {@link deliverDueWebhooks}; every one has a default. */

@@ -6,12 +6,9 @@
  * each attempt, and the signature covers the bytes sent.
  */
 import type { AlertMessageData } from './alert-messages.js';
-import type { OutboundMessage } from './outbound-message.js';
+import type { OutboundMessage } from '../store/outbound-message.js';
+import type { WebhookFormat } from '../store/webhooks.js';
 
-/** How a webhook's bodies are written. */
-export const WEBHOOK_FORMATS = ['feedloop', 'alertmanager', 'slack'] as const;
-/** One of {@link WEBHOOK_FORMATS}. */
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /** Alertmanager's `endsAt` of an alert still firing: Go's zero time. */
 const ZERO_TIME = '0001-01-01T00:00:00Z';

@@ -20,7 +20,7 @@ import {
 } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { alertMessage } from '../emit/alert-messages.js';
-import { createDeliveries } from '../emit/webhook-store.js';
+import { createDeliveries } from '../store/webhooks.js';
 import { claimAlertTick } from '../store/alert-ticks.js';
 import { readAlertRules } from '../store/alert-rules.js';
 import { readHourlyCounts, readRegistered, workspacesToEvaluate } from '../store/alert-window.js';

@@ -9,7 +9,7 @@
  * others keep the parts that were applied and are released for the sweep.
  */
 import type { SqlClient } from '../db/sql-client.js';
-import type { OutboundMessage } from '../emit/outbound-message.js';
+import type { OutboundMessage } from '../store/outbound-message.js';
 import type { StreamSink } from '../emit/stream-sink.js';
 import { recordEffects, takeEffects, type EffectSelection } from '../store/pipeline-effects.js';
 import type { CounterApplier } from './live-counter-store.js';

@@ -7,7 +7,7 @@
  * left to claim.
  */
 import type { SqlClient } from '../db/sql-client.js';
-import { createDeliveries } from '../emit/webhook-store.js';
+import { createDeliveries } from '../store/webhooks.js';
 import { markDaysDirty } from '../store/day-rollups.js';
 import { addDocumentTallies } from '../store/document-effectiveness.js';
 import { insertSignals } from '../store/feedback-signals.js';

@@ -20,7 +20,7 @@ import {
   type DocumentTally,
   type LearningSignal,
 } from '@feedloop/core';
-import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
+import { outboundMessageId, type OutboundMessage } from '../store/outbound-message.js';
 import { FeedloopError, storedFailure } from '../errors.js';
 import type { StoredCorrectionClass } from '../store/correction-class.js';
 import { MAX_ERROR_LENGTH, type SignalRow } from '../store/feedback-signals.js';

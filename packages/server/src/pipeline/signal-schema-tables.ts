@@ -5,7 +5,7 @@
  * and only when a batch holds SQL at all.
  */
 import { loadSqlGrammars, looksLikeSql, sqlTables, type SqlGrammars } from '@feedloop/core';
-import type { OutboundMessage } from '../emit/outbound-message.js';
+import type { OutboundMessage } from '../store/outbound-message.js';
 import { cutText } from '../store/correction-class.js';
 import type { ClaimedEvent } from '../store/claimed-events.js';
 import type { SignalRow } from '../store/feedback-signals.js';

@@ -6,8 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '../../emit/outbound-message.js';
-import { WEBHOOK_FORMATS } from '../../emit/webhook-formats.js';
+import { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '../../store/outbound-message.js';
 import { forbiddenUrlClass } from '../../emit/safe-address.js';
 import { generateWebhookSecret } from '../../emit/webhook-signature.js';
 import {
@@ -16,9 +15,10 @@ import {
   findWebhook,
   listDeliveries,
   listWebhooks,
+  WEBHOOK_FORMATS,
   type DeliveryInfo,
   type WebhookInfo,
-} from '../../emit/webhook-store.js';
+} from '../../store/webhooks.js';
 import { FeedloopError } from '../../errors.js';
 import { decodeCursor, encodeCursor } from '../../store/feedback-queries.js';
 import { authOf } from '../auth.js';

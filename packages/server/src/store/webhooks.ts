@@ -6,9 +6,39 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
-import type { DeliveryFailureReason } from './delivery-failure.js';
 import type { OutboundEventType, OutboundMessage } from './outbound-message.js';
-import type { WebhookFormat } from './webhook-formats.js';
+
+/** How a webhook's bodies are written (emit/webhook-formats.ts writes them). */
+export const WEBHOOK_FORMATS = ['feedloop', 'alertmanager', 'slack'] as const;
+/** One of {@link WEBHOOK_FORMATS}. */
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** Every reason a delivery log may show in `lastError` (emit/delivery-failure.ts tells them apart). */
+export const DELIVERY_FAILURE_REASONS = [
+  /** The receiver answered, with a status other than 2xx (the status is in `lastStatusCode`). */
+  'http_status',
+  /** No answer within the delivery timeout (connecting included). */
+  'timeout',
+  /** The receiver's host refused the connection (nothing listens on that port). */
+  'connection_refused',
+  /** The connection was closed or reset before an answer. */
+  'connection_reset',
+  /** The hostname did not resolve. */
+  'dns_failure',
+  /** No route to the host or its network. */
+  'unreachable',
+  /** The TLS handshake failed: an invalid, expired or mismatched certificate, or no common protocol. */
+  'tls_error',
+  /** The host is, or now resolves to, an address webhooks may not reach; nothing was sent. */
+  'forbidden_address',
+  /** Any other failure to make the request. */
+  'network_error',
+  /** The webhook was deleted; the delivery is not sent. */
+  'webhook_deleted',
+] as const;
+
+/** A reason a delivery log may show. */
+export type DeliveryFailureReason = (typeof DELIVERY_FAILURE_REASONS)[number];
 
 /** A webhook as listings show it: never its secret. */
 export interface WebhookInfo {
