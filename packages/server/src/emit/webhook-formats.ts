@@ -5,8 +5,7 @@
  * the channel). The stored delivery keeps feedloop's message; the body is written per webhook at
  * each attempt, and the signature covers the bytes sent.
  */
-import type { AlertMessageData } from './alert-messages.js';
-import type { OutboundMessage } from './outbound-message.js';
+import type { AlertMessageData, OutboundMessage } from '@feedloop/core';
 
 /** How a webhook's bodies are written. */
 export const WEBHOOK_FORMATS = ['feedloop', 'alertmanager', 'slack'] as const;

@@ -3,11 +3,11 @@
  * {@link createDeliveries}, which the processing transaction calls to queue one delivery per
  * subscribed webhook and message.
  */
+import { type OutboundEventType, type OutboundMessage } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
 import type { DeliveryFailureReason } from './delivery-failure.js';
-import type { OutboundEventType, OutboundMessage } from './outbound-message.js';
 import type { WebhookFormat } from './webhook-formats.js';
 
 /** A webhook as listings show it: never its secret. */

@@ -12,6 +12,7 @@ import {
   enrich,
   learningSignal,
   liveCounterFields,
+  outboundMessageId,
   ratedCounterFields,
   utcDay,
   weigh,
@@ -19,8 +20,8 @@ import {
   type CounterDeltas,
   type DocumentTally,
   type LearningSignal,
+  type OutboundMessage,
 } from '@feedloop/core';
-import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
 import type { StoredCorrectionClass } from '../store/correction-class.js';
 import { MAX_ERROR_LENGTH, type SignalRow } from '../store/feedback-signals.js';
 import { compactLearningSignal } from '../store/stored-learning-signal.js';

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '../../emit/outbound-message.js';
+import { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '@feedloop/core';
 import { WEBHOOK_FORMATS } from '../../emit/webhook-formats.js';
 import { forbiddenUrlClass } from '../../emit/safe-address.js';
 import { generateWebhookSecret } from '../../emit/webhook-signature.js';
