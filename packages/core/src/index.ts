@@ -292,3 +292,4 @@ export { previewAlerts, type HourlyRegistered, type PreviewedAlert } from './ale
 export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './round-figures.js';
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
 export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';
+export { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES, outboundMessageId, type AlertMessageData, type OutboundEventType, type OutboundMessage, type StreamSink } from './outbound-message.js';

@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { migrateOpened, type MigrationReport } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';
-import type { StreamSink } from './emit/stream-sink.js';
+import type { StreamSink } from '@feedloop/core';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
 import { MemoryWindowReader } from './store/user-memory-window.js';

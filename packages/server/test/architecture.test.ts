@@ -62,15 +62,12 @@ const TOP_LEVEL_FILES: Record<string, string> = {
 
 /**
  * Imports against the layers, `from -> to` (server-relative paths). Issue 25: to move. The
- * pipeline calls emit (alert texts, the stream sink, delivery, archives) instead of enqueueing
- * that work; `feedloop mcp` builds an app of its own.
+ * pipeline calls emit (webhook delivery, archives) instead of enqueueing that work; `feedloop mcp`
+ * builds an app of its own.
  */
 const LAYER_EXCEPTIONS: readonly string[] = [
   'cli/mcp-command.ts -> http/app.ts',
   'cli/mcp-command.ts -> http/mcp-server.ts',
-  'pipeline/alert-evaluation.ts -> emit/alert-messages.ts',
-  'pipeline/effects.ts -> emit/stream-sink.ts',
-  'pipeline/pipeline.ts -> emit/stream-sink.ts',
   'pipeline/pipeline.ts -> emit/webhook-delivery.ts',
   'pipeline/retention.ts -> emit/archive-writer.ts',
 ];

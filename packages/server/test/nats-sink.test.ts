@@ -3,8 +3,9 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNatsSink } from '../src/emit/nats-sink.js';
-import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '../src/store/outbound-message.js';
-import { streamSubject, type StreamSink } from '../src/emit/stream-sink.js';
+import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '@feedloop/core';
+import type { StreamSink } from '@feedloop/core';
+import { streamSubject } from '../src/emit/stream-sink.js';
 import { NATS_URL, natsUp } from './nats-service.js';
 
 

@@ -10,7 +10,7 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../src/emit/webhook-signature.js';
-import type { OutboundMessage } from '../src/store/outbound-message.js';
+import type { OutboundMessage } from '@feedloop/core';
 import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
 import { NATS_URL, natsUp } from './nats-service.js';
 import { startRedisProcess, type RedisProcess } from './redis-process.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OutboundMessage } from '../src/store/outbound-message.js';
+import type { OutboundMessage } from '@feedloop/core';
 import { forbiddenUrlClass, type Resolver } from '../src/emit/safe-address.js';
 import { deliverDueWebhooks, type DeliverReport } from '../src/emit/webhook-delivery.js';
 import { signWebhookBody, verifyWebhookSignature } from '../src/emit/webhook-signature.js';

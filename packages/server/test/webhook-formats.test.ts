@@ -3,7 +3,7 @@
  * else passed through as feedloop's message.
  */
 import { describe, expect, it } from 'vitest';
-import { alertMessage } from '../src/emit/alert-messages.js';
+import { alertMessage } from '../src/pipeline/alert-messages.js';
 import { formatWebhookBody } from '../src/emit/webhook-formats.js';
 import type { AlertRecord } from '../src/store/alerts.js';
 import { message } from './webhook-helpers.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect } from 'vitest';
-import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '../src/store/outbound-message.js';
+import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '@feedloop/core';
 import type { SqlClient } from '../src/db/sql-client.js';
 import { deliverDueWebhooks, type DeliverOptions, type DeliverReport } from '../src/emit/webhook-delivery.js';
 import { createWebhook } from '../src/store/webhooks.js';

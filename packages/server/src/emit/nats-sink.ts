@@ -5,8 +5,9 @@
  */
 import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, nanos } from '@nats-io/transport-node';
-import type { OutboundMessage } from '../store/outbound-message.js';
-import { DEFAULT_SUBJECT_PREFIX, streamSubject, type StreamSink } from './stream-sink.js';
+import type { OutboundMessage } from '@feedloop/core';
+import type { StreamSink } from '@feedloop/core';
+import { DEFAULT_SUBJECT_PREFIX, streamSubject } from './stream-sink.js';
 
 /** Options of {@link connectNatsSink}. */
 export interface NatsSinkOptions {

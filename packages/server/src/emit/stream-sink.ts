@@ -3,28 +3,14 @@
  * (analytics, training pipelines) rather than a webhook per event. NATS JetStream is the one
  * built in (`nats-sink.ts`).
  *
- * Adding a sink, e.g. Kafka: implement {@link StreamSink} with `kind: 'kafka'`; map each
+ * Adding a sink, e.g. Kafka: implement `StreamSink` (@feedloop/core) with `kind: 'kafka'`; map each
  * {@link streamSubject} to a topic (one topic per subject, or one topic with the subject as a
  * header when topics are costly), produce the JSON of the message with the message id as the key
  * (a compacted topic or an idempotent consumer then drops replays, and one key keeps one
  * partition's order), and resolve `publish` only once the broker acknowledged every message
  * (`acks=all`), so a rejection makes the caller publish the batch again later.
  */
-import type { OutboundMessage } from '../store/outbound-message.js';
-
-/** A destination for outbound messages. */
-export interface StreamSink {
-  /** What it publishes to, for logs and metrics: `nats`, `kafka`, … */
-  readonly kind: string;
-  /**
-   * Publishes a batch and resolves once every message is stored by the broker; rejects when any
-   * is not, and then the caller publishes the whole batch again (sinks deduplicate on the message
-   * id, so the ones that made it are not stored twice).
-   */
-  publish(messages: readonly OutboundMessage[]): Promise<void>;
-  /** Flushes what is in flight and closes the connection. */
-  close(): Promise<void>;
-}
+import type { OutboundMessage } from '@feedloop/core';
 
 /** The first token of every subject unless a sink is given another. */
 export const DEFAULT_SUBJECT_PREFIX = 'feedloop';

@@ -16,10 +16,10 @@
  * `safe-address.ts`) unless `allowPrivate`, and the log keeps a coded reason per failure, never
  * the connection error's text.
  */
+import { type OutboundMessage } from '@feedloop/core';
 import type { Dispatcher } from 'undici';
 import type { SqlClient } from '../db/sql-client.js';
 import { deliveryFailureReason } from './delivery-failure.js';
-import type { OutboundMessage } from '../store/outbound-message.js';
 import { formatWebhookBody } from './webhook-formats.js';
 import { guardedLookup, literalHostClass, type AddressPolicy, type Resolver } from './safe-address.js';
 import { WEBHOOK_DELETED_ERROR, type DeliveryFailureReason, type WebhookFormat } from '../store/webhooks.js';

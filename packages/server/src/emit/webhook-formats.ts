@@ -5,8 +5,7 @@
  * the channel). The stored delivery keeps feedloop's message; the body is written per webhook at
  * each attempt, and the signature covers the bytes sent.
  */
-import type { AlertMessageData } from './alert-messages.js';
-import type { OutboundMessage } from '../store/outbound-message.js';
+import type { AlertMessageData, OutboundMessage } from '@feedloop/core';
 import type { WebhookFormat } from '../store/webhooks.js';
 
 

@@ -19,7 +19,7 @@ import {
   type RegisteredCounts,
 } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
-import { alertMessage } from '../emit/alert-messages.js';
+import { alertMessage } from './alert-messages.js';
 import { createDeliveries } from '../store/webhooks.js';
 import { claimAlertTick } from '../store/alert-ticks.js';
 import { readAlertRules } from '../store/alert-rules.js';

@@ -4,7 +4,7 @@
  * edges with this correction counted (issue 24; the rule is core's claimConfidence).
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import type { OutboundMessage } from '../store/outbound-message.js';
+import type { OutboundMessage } from '@feedloop/core';
 import { claimsOfEdges, recomputeClaimConfidence } from '../store/registered-targets.js';
 
 /**

@@ -9,8 +9,7 @@
  * others keep the parts that were applied and are released for the sweep.
  */
 import type { SqlClient } from '../db/sql-client.js';
-import type { OutboundMessage } from '../store/outbound-message.js';
-import type { StreamSink } from '../emit/stream-sink.js';
+import type { StreamSink } from '@feedloop/core';
 import { recordEffects, takeEffects, type EffectSelection } from '../store/pipeline-effects.js';
 import type { CounterApplier } from './live-counter-store.js';
 
@@ -71,7 +70,7 @@ export async function applyEffects(
     }
     if (!messagesDone && !streamDown) {
       try {
-        if (targets.sink && row.messages) await targets.sink.publish(row.messages as OutboundMessage[]);
+        if (targets.sink && row.messages) await targets.sink.publish(row.messages);
         messagesDone = true;
       } catch (err) {
         streamDown = true;

@@ -8,7 +8,7 @@ import { storedFailure } from '../errors.js';
 import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
 import { probeDatabase, vacuumChurningTables } from '../db/database-upkeep.js';
 import type { SqlClient } from '../db/sql-client.js';
-import type { StreamSink } from '../emit/stream-sink.js';
+import type { StreamSink } from '@feedloop/core';
 import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';

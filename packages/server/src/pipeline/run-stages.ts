@@ -12,6 +12,7 @@ import {
   enrich,
   learningSignal,
   liveCounterFields,
+  outboundMessageId,
   ratedCounterFields,
   utcDay,
   weigh,
@@ -19,11 +20,11 @@ import {
   type CounterDeltas,
   type DocumentTally,
   type LearningSignal,
+  type OutboundMessage,
 } from '@feedloop/core';
-import { outboundMessageId, type OutboundMessage } from '../store/outbound-message.js';
 import { FeedloopError, storedFailure } from '../errors.js';
 import type { StoredCorrectionClass } from '../store/correction-class.js';
-import { MAX_ERROR_LENGTH, type SignalRow } from '../store/feedback-signals.js';
+import type { SignalRow } from '../store/feedback-signals.js';
 import { compactLearningSignal } from '../store/stored-learning-signal.js';
 import type { HourlyDelta } from '../store/hourly-metrics.js';
 import { addHourlyDelta } from './hourly-counts.js';

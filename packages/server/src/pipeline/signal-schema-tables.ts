@@ -4,8 +4,7 @@
  * synchronous, while the SQL grammars (the ones correction insights use) load asynchronously,
  * and only when a batch holds SQL at all.
  */
-import { loadSqlGrammars, looksLikeSql, sqlTables, type SqlGrammars } from '@feedloop/core';
-import type { OutboundMessage } from '../store/outbound-message.js';
+import { loadSqlGrammars, looksLikeSql, sqlTables, type OutboundMessage, type SqlGrammars } from '@feedloop/core';
 import { cutText } from '../store/correction-class.js';
 import type { ClaimedEvent } from '../store/claimed-events.js';
 import type { SignalRow } from '../store/feedback-signals.js';

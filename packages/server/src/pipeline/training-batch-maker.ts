@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
-import { outboundMessageId, type OutboundMessage } from '../store/outbound-message.js';
+import { outboundMessageId, type OutboundMessage } from '@feedloop/core';
 import { createDeliveries } from '../store/webhooks.js';
 import { insertEffect } from '../store/pipeline-effects.js';
 import { TRAINING_BATCH_KINDS, type TrainingBatchKindName } from '../store/training-batch-lines.js';

@@ -4,14 +4,14 @@
  * its commit by pipeline/effects.ts. A row is leased while an applier works on it (an unexpired
  * lease and SKIP LOCKED keep two appliers off it), then deleted, or released with the parts done.
  */
-import type { CounterDeltas } from '@feedloop/core';
+import type { CounterDeltas, OutboundMessage } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 
-/** An outbox row as an applier takes it. `messages` are the stream's messages as written (emit's `OutboundMessage`). */
+/** An outbox row as an applier takes it. */
 export interface EffectRow {
   id: number;
   counters: CounterDeltas | null;
-  messages: unknown[] | null;
+  messages: OutboundMessage[] | null;
   counters_done: boolean;
   messages_done: boolean;
   created_at: Date;
@@ -27,7 +27,7 @@ export type EffectSelection = { ids: readonly number[] } | { olderThanMs: number
  * @example
  * await insertEffect(tx, { counters: { 'ws_1|2026-11-22|positive': 3 }, messages: null }) // 17
  */
-export async function insertEffect(tx: SqlExecutor, effect: { counters: CounterDeltas | null; messages: readonly unknown[] | null }): Promise<number> {
+export async function insertEffect(tx: SqlExecutor, effect: { counters: CounterDeltas | null; messages: readonly OutboundMessage[] | null }): Promise<number> {
   const [row] = await tx.query<{ id: number }>(
     `INSERT INTO pipeline_effects (counters, messages, counters_done, messages_done) VALUES ($1::jsonb, $2::jsonb, $3, $4) RETURNING id`,
     [JSON.stringify(effect.counters), JSON.stringify(effect.messages), effect.counters === null, effect.messages === null],

@@ -3,10 +3,10 @@
  * {@link createDeliveries}, which the processing transaction calls to queue one delivery per
  * subscribed webhook and message.
  */
+import type { OutboundEventType, OutboundMessage } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
-import type { OutboundEventType, OutboundMessage } from './outbound-message.js';
 
 /** How a webhook's bodies are written (emit/webhook-formats.ts writes them). */
 export const WEBHOOK_FORMATS = ['feedloop', 'alertmanager', 'slack'] as const;

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '../../store/outbound-message.js';
+import { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES } from '@feedloop/core';
 import { forbiddenUrlClass } from '../../emit/safe-address.js';
 import { generateWebhookSecret } from '../../emit/webhook-signature.js';
 import {

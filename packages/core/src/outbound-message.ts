@@ -1,5 +1,5 @@
 /**
- * What the pipeline's emit stage sends to subscribers (webhooks and the stream): one JSON event
+ * What feedloop sends to subscribers (webhooks and the stream): one JSON event
  * with a stable id, so a receiver (or JetStream's duplicate window) can drop a repeat.
  */
 
@@ -31,4 +31,40 @@ export interface OutboundMessage {
  */
 export function outboundMessageId(type: OutboundEventType, eventId: string): string {
   return `${type}:${eventId}`;
+}
+
+/** The `data` of an alert message: the alert with its times in ISO 8601. */
+export interface AlertMessageData {
+  id: string;
+  ruleId: string;
+  fingerprint: string;
+  kind: string;
+  severity: string;
+  state: string;
+  labels: Record<string, string>;
+  metric: string;
+  value: number;
+  threshold: number;
+  sample: number;
+  message: string;
+  activeAt: string;
+  firedAt: string | null;
+  resolvedAt: string | null;
+}
+
+/**
+ * A destination for outbound messages (the server's emit/stream-sink.ts says how to add one; NATS
+ * JetStream is built in).
+ */
+export interface StreamSink {
+  /** What it publishes to, for logs and metrics: `nats`, `kafka`, … */
+  readonly kind: string;
+  /**
+   * Publishes a batch and resolves once every message is stored by the broker; rejects when any
+   * is not, and then the caller publishes the whole batch again (sinks deduplicate on the message
+   * id, so the ones that made it are not stored twice).
+   */
+  publish(messages: readonly OutboundMessage[]): Promise<void>;
+  /** Flushes what is in flight and closes the connection. */
+  close(): Promise<void>;
 }

@@ -2,27 +2,8 @@
  * The `alert.firing` and `alert.resolved` messages: an alert that fired or resolved, as webhooks
  * receive it in the `feedloop` format (the other formats are written from it at delivery).
  */
+import { outboundMessageId, type AlertMessageData, type OutboundMessage } from '@feedloop/core';
 import type { AlertRecord } from '../store/alerts.js';
-import { outboundMessageId, type OutboundMessage } from '../store/outbound-message.js';
-
-/** The `data` of an alert message: the alert with its times in ISO 8601. */
-export interface AlertMessageData {
-  id: string;
-  ruleId: string;
-  fingerprint: string;
-  kind: string;
-  severity: string;
-  state: string;
-  labels: Record<string, string>;
-  metric: string;
-  value: number;
-  threshold: number;
-  sample: number;
-  message: string;
-  activeAt: string;
-  firedAt: string | null;
-  resolvedAt: string | null;
-}
 
 /**
  * The message announcing that an alert fired or resolved; its id is stable (one per alert and
