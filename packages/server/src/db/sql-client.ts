@@ -88,6 +88,5 @@ export interface SqlClient extends SqlExecutor {
  * const rows = exportJsonl(heavyReadClient(db), workspaceId, request);
  */
 export function heavyReadClient(db: SqlClient): SqlClient {
-  if (process.env.NOLANE) return db;
   return db.heavyReads?.() ?? db;
 }
