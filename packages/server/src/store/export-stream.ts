@@ -143,14 +143,30 @@ export async function* promptGroups(
   }
 }
 
-/** The rows each group builds, gathered into arrays of at least `size` (the last may be shorter). */
+/**
+ * How long an export works on the requests' thread before it lets the others' callbacks run: a
+ * page's groups are built and its rows stringified between two awaits of nothing but promises, so
+ * a page of 1,000 responses was one block of tens of milliseconds that every request waited for
+ * (issue 22).
+ */
+const SLICE_MS = 5;
+
+/**
+ * The rows each group builds, gathered into arrays of at least `size` (the last may be shorter),
+ * giving the event loop a turn every {@link SLICE_MS}.
+ */
 async function* chunked<T>(groups: AsyncIterable<PromptGroup>, build: (group: PromptGroup) => T[], size: number): AsyncGenerator<T[]> {
   let batch: T[] = [];
+  let since = performance.now();
   for await (const group of groups) {
     for (const row of build(group)) batch.push(row);
     if (batch.length >= size) {
       yield batch;
       batch = [];
+    }
+    if (performance.now() - since >= SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
     }
   }
   if (batch.length > 0) yield batch;
