@@ -37,11 +37,12 @@ describe('HeavyReadGate', () => {
 });
 
 describe('nextPageSize', () => {
-  it('sizes a page to EXPORT_PAGE_MS at the rate given, at most doubling, within its bounds', () => {
-    expect(nextPageSize(100, EXPORT_PAGE_MS / 150)).toBe(150);
-    expect(nextPageSize(100, EXPORT_PAGE_MS / 10_000)).toBe(200); // fast: at most twice
-    expect(nextPageSize(800, 0)).toBe(EXPORT_PAGE_SIZE);
-    expect(nextPageSize(100, EXPORT_PAGE_MS)).toBe(20); // one response takes the whole budget: the smallest page
+  it('doubles a page well under EXPORT_PAGE_MS, shrinks one over it in proportion, within its bounds', () => {
+    expect(nextPageSize(250, 1)).toBe(500);
+    expect(nextPageSize(800, 1)).toBe(EXPORT_PAGE_SIZE);
+    expect(nextPageSize(400, EXPORT_PAGE_MS * 2)).toBe(200);
+    expect(nextPageSize(400, EXPORT_PAGE_MS * 0.75)).toBe(400);
+    expect(nextPageSize(150, EXPORT_PAGE_MS * 100)).toBe(100); // never below the smallest page
   });
 });
 

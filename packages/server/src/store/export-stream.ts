@@ -32,30 +32,32 @@ import { addConversationHistory, FIRST_CURSOR, readResponseEvents, readResponseP
 export const EXPORT_PAGE_SIZE = 1_000;
 
 /**
- * What the slowest statement of a page should take: each page is sized to take about this long
- * at the fastest rate (ms a response) seen so far in the export, between {@link MIN_PAGE_SIZE}
- * and {@link EXPORT_PAGE_SIZE} responses. The fastest rate, because a statement's time as the
- * caller sees it includes its wait for the connection, which a smaller page would not shorten.
- * A page of 300 responses took 14 ms and its events 22 ms on PGlite, and a thumbs' three or four
- * statements each waited for such a statement under 16 export loops (issue 22); on Postgres a
- * page's rows are decoded and its rows built on the requests' thread, in one go.
+ * What the slowest statement of a page should take: a statement, once started, holds PGlite's one
+ * connection to its end, and a request's statement that arrives meanwhile waits for it (issue 22:
+ * a page of 1,000 responses took 50-120 ms there). Each page is sized from the last one's time
+ * ({@link nextPageSize}). A page's time includes a statement's fixed cost (planning, the round
+ * trip), so pages are never smaller than {@link MIN_PAGE_SIZE}: smaller ones would mostly add
+ * statements. On Postgres, where a page's statements hold only their own connection, its pages
+ * soon grow to {@link EXPORT_PAGE_SIZE}.
  */
-export const EXPORT_PAGE_MS = 20;
+export const EXPORT_PAGE_MS = 25;
 /** Responses of the first page, before any was timed. */
-const FIRST_PAGE_SIZE = 100;
-/** Responses a page at least: below this, a statement's fixed cost dominates. */
-const MIN_PAGE_SIZE = 20;
+const FIRST_PAGE_SIZE = 250;
+/** Responses a page at least. */
+const MIN_PAGE_SIZE = 100;
 
 /**
- * The next page's size: {@link EXPORT_PAGE_MS} at `msPerResponse`, at most twice `size` (one odd
- * fast page does not jump to the largest).
+ * The next page's size from this one's and the time of its slowest statement: twice as large
+ * while well under {@link EXPORT_PAGE_MS}, smaller in proportion when over it, within
+ * {@link MIN_PAGE_SIZE} and {@link EXPORT_PAGE_SIZE}.
  *
  * @example
- * nextPageSize(100, 0.1) // 200: 20 ms at 0.1 ms a response
+ * nextPageSize(250, 50) // 125: a page of 250 took twice the time a page may take
  */
-export function nextPageSize(size: number, msPerResponse: number): number {
-  const fits = Math.floor(EXPORT_PAGE_MS / Math.max(msPerResponse, 1e-3));
-  return Math.max(MIN_PAGE_SIZE, Math.min(EXPORT_PAGE_SIZE, 2 * size, fits));
+export function nextPageSize(size: number, slowestMs: number): number {
+  if (slowestMs > EXPORT_PAGE_MS) return Math.max(MIN_PAGE_SIZE, Math.floor((size * EXPORT_PAGE_MS) / slowestMs));
+  if (slowestMs < EXPORT_PAGE_MS / 2) return Math.min(EXPORT_PAGE_SIZE, 2 * size);
+  return size;
 }
 
 /** What to export. */
@@ -115,7 +117,6 @@ export async function* promptGroups(
   let cursor = FIRST_CURSOR;
   let pending: PromptGroup | undefined;
   let size = pageSize ?? FIRST_PAGE_SIZE;
-  let msPerResponse = Infinity;
   for (;;) {
     const slowest = { ms: 0 };
     const page = await timed(() => readResponsePage(db, workspaceId, filters, cursor, size), slowest);
@@ -136,10 +137,7 @@ export async function* promptGroups(
       return;
     }
     cursor = { key: last.key, id: last.response.id };
-    if (pageSize === undefined) {
-      msPerResponse = Math.min(msPerResponse, slowest.ms / page.length);
-      size = nextPageSize(size, msPerResponse);
-    }
+    if (pageSize === undefined) size = nextPageSize(size, slowest.ms);
   }
 }
 
