@@ -4,7 +4,7 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff pipeline stats export training-batches insights dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
+ * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
  * `stats` loads BENCH_STATS_EVENTS events (default 10,000,000; set it lower for a quick run).
  * `insights` seeds BENCH_INSIGHTS_EVENTS events in one workspace (default 200,000; 10,000,000 for the docs' big figure).
  * `dashboard` seeds BENCH_DASHBOARD_EVENTS events (default 1,000,000; the issue's figure is 10,000,000) and needs /usr/bin/chromium.
@@ -20,6 +20,7 @@ import { runEmbeddedBench } from './embedded.bench.js';
 import { runEmbeddedKeepUpBench } from './embedded-keepup.bench.js';
 import { runEmbeddedPipelineBench } from './embedded-pipeline.bench.js';
 import { runExportBench } from './export.bench.js';
+import { runHeavyReadsBench } from './heavy-reads.bench.js';
 import { runTrainingBatchBench } from './training-batches.bench.js';
 import { runIngestBatchBench } from './ingest-batch.bench.js';
 import { runIngestDurableBench } from './ingest-durable.bench.js';
@@ -37,6 +38,7 @@ const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResul
   { key: 'embedded-pipeline', title: "embedded processing (feedloop start on PGlite) of a committed 50,000-event backlog vs the seed's one-job-per-event way on PGlite", run: runEmbeddedPipelineBench },
   { key: 'embedded-keepup', title: 'embedded single-event ingest offered at half its maximum for 60 s: commit → live counter lag and backlog', run: runEmbeddedKeepUpBench },
   { key: 'diff', title: 'thumbs p99 with 10 concurrent 200 KB corrections in flight vs idle (PGlite and Postgres)', run: runDiffIsolationBench },
+  { key: 'heavy', title: 'thumbs p99 under 16 heavy-read loops (exports, user contexts) vs idle (PGlite and Postgres)', run: runHeavyReadsBench },
   { key: 'pipeline', title: "processing pipeline (Postgres + Redis) vs the seed's one-job-per-event way; commit → live counter lag", run: runPipelineBench },
   { key: 'stats', title: 'GET /v1/stats over rollups (BENCH_STATS_EVENTS COPY-loaded events, 20 workspaces, 90 days) vs a GROUP BY over the events', run: runStatsBench },
   { key: 'export', title: 'training-data export of 1 M events (Postgres) vs a raw COPY of the events; rows/s and RSS', run: runExportBench },

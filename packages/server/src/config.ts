@@ -76,7 +76,7 @@ const envSchema = z.object({
   }),
   FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(1).max(3_600).default(10),
-  FEEDLOOP_HEAVY_READS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000).default(2),
+  FEEDLOOP_HEAVY_READS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000).optional(),
   FEEDLOOP_HEAVY_READS_PER_WORKSPACE: z.coerce.number().int().min(1).max(1_000).default(1),
   FEEDLOOP_HEAVY_READ_QUEUE: z.coerce.number().int().min(0).max(100_000).default(32),
   FEEDLOOP_HEAVY_READ_WAIT_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
@@ -212,8 +212,8 @@ export interface Config {
   /** Feedback events one feedback token may submit a minute (`FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE`). */
   readonly tokenRateLimitPerMinute: number;
   /**
-   * Heavy reads (exports, user context, insights, stats ranges) run at once in this process and
-   * per workspace; the rest wait in a queue of at most `queue` requests for at most `waitMs`, else
+   * Heavy reads (exports, user context, insights, stats ranges) run at once in this process
+   * (default 2 on Postgres, 1 on the embedded database) and per workspace (default 1); the rest wait in a queue of at most `queue` requests for at most `waitMs`, else
    * 429 (`FEEDLOOP_HEAVY_READS_PER_PROCESS`, `_PER_WORKSPACE`, `FEEDLOOP_HEAVY_READ_QUEUE`, `_WAIT_SECONDS`).
    */
   readonly heavyReads: { perProcess: number; perWorkspace: number; queue: number; waitMs: number };
@@ -298,7 +298,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokenRateLimitPerMinute: e.FEEDLOOP_TOKEN_RATE_LIMIT_PER_MINUTE,
     shutdownTimeoutMs: e.FEEDLOOP_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     heavyReads: {
-      perProcess: e.FEEDLOOP_HEAVY_READS_PER_PROCESS,
+      // PGlite has one connection: a second heavy read would only queue there, ahead of nothing but
+      // in the way of requests; it waits here instead (issue 22).
+      perProcess: e.FEEDLOOP_HEAVY_READS_PER_PROCESS ?? (e.DATABASE_URL ? 2 : 1),
       perWorkspace: e.FEEDLOOP_HEAVY_READS_PER_WORKSPACE,
       queue: e.FEEDLOOP_HEAVY_READ_QUEUE,
       waitMs: e.FEEDLOOP_HEAVY_READ_WAIT_SECONDS * 1000,

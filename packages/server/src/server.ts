@@ -9,7 +9,7 @@ import { bootstrap, type BootstrapReport } from './bootstrap.js';
 import type { Config } from './config.js';
 import { migrateOpened, type MigrationReport } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
-import type { SqlClient } from './db/sql-client.js';
+import { heavyReadClient, type SqlClient } from './db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
@@ -84,7 +84,8 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     db,
     metrics,
     keys: new KeyCache(db, config.keyCacheSeconds * 1000),
-    memory: new MemoryWindowReader(db),
+    // User contexts are heavy reads (issue 22): on PGlite their statements wait while a request's statement waits.
+    memory: new MemoryWindowReader(heavyReadClient(db)),
     ingest: new IngestService(db, limiter, metrics, config.writeConcurrency, (keys) => pipeline.enqueue(keys), {
       threads: config.diffThreads,
       timeBudgetMs: config.diffTimeBudgetMs,

@@ -106,25 +106,35 @@ export async function openPglite(
     }
   };
 
-  const executor = (tx: number | undefined): SqlExecutor => {
-    const inTx = tx === undefined ? {} : { tx };
-    const run = <T>(done: () => Promise<T>) => (tx === undefined ? counted(done) : done());
+  /**
+   * Statements outside a transaction (`tx` undefined) or in one. `heavy`: a heavy read's, sent in
+   * the thread's heavy lane and not counted in {@link inFlight} (what inFlight tells the pipeline
+   * is that a request waits, and a heavy read may wait).
+   */
+  const executor = (tx: number | undefined, heavy = false): SqlExecutor => {
+    const flags = { ...(tx === undefined ? {} : { tx }), ...(heavy ? { heavy } : {}) };
+    const run = <T>(done: () => Promise<T>) => (tx === undefined && !heavy ? counted(done) : done());
     return {
       query: <R>(text: string, params?: readonly unknown[], options?: QueryOptions) =>
-        run(async () => (await send({ op: 'query', text, params, ...inTx, ...(options?.prepare ? { prepare: true } : {}) })).rows as R[]),
-      exec: (script) => run(async () => void (await send({ op: 'exec', script, ...inTx }))),
+        run(async () => (await send({ op: 'query', text, params, ...flags, ...(options?.prepare ? { prepare: true } : {}) })).rows as R[]),
+      exec: (script) => run(async () => void (await send({ op: 'exec', script, ...flags }))),
     };
   };
 
-  return {
+  const client = (heavy: boolean): SqlClient => ({
     dialect: 'pglite',
-    ...executor(undefined),
+    ...executor(undefined, heavy),
     inFlight: () => inFlight,
+    heavyReads: () => heavyClient,
     runInThread: async <R>(module: string, fn: string, args: readonly unknown[]) => (await send({ op: 'run', module, fn, args })).result as R,
     transaction: (fn, options) => {
       const background = options?.background === true;
       const run = async () => {
-        const { tx } = await send({ op: 'begin', ...(options?.begin ? { begin: options.begin } : {}), ...(background ? { background } : {}) });
+        const { tx } = await send({
+          op: 'begin',
+          ...(options?.begin ? { begin: options.begin } : {}),
+          ...(background ? { background } : heavy ? { heavy } : {}),
+        });
         if (tx === undefined) throw new Error('the embedded database opened no transaction');
         let result;
         try {
@@ -136,7 +146,7 @@ export async function openPglite(
         await send({ op: 'commit', tx });
         return result;
       };
-      return background ? run() : counted(run);
+      return background || heavy ? run() : counted(run);
     },
     async close() {
       if (gone) return;
@@ -146,5 +156,7 @@ export async function openPglite(
         else worker.once('exit', () => resolve());
       });
     },
-  };
+  });
+  const heavyClient = client(true);
+  return client(false);
 }

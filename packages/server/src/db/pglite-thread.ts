@@ -10,9 +10,19 @@
  * the statements queued behind it.
  *
  * One connection: statements and transactions run one at a time, and the statements of an open
- * transaction go straight to it. Requests' statements and transactions take the connection in the
- * order they arrive; a background transaction (the pipeline's) takes it when none of them waits,
- * or when it has waited long enough, so a request waits at most for one background transaction.
+ * transaction go straight to it. Three lanes take it, each in arrival order:
+ * - requests' statements and transactions (foreground) first;
+ * - heavy reads' statements (exports, user contexts, insights, stats ranges: `heavy`) when no
+ *   request waits, and not until a request's next statement has had {@link ANTICIPATE_MS} to
+ *   arrive: a request is a chain of statements (its key, its consent, its write), and a heavy
+ *   statement started between two of them would delay the whole chain (issue 22: a thumbs' p99
+ *   went from 17-76 ms to 121-320 ms under 16 export loops, each of its three or four statements
+ *   waiting for an export page);
+ * - a background transaction (the pipeline's) when neither waits.
+ * A waiter of a later lane that has waited long enough goes first ({@link BACKGROUND_MAX_WAIT_MS},
+ * {@link HEAVY_MAX_WAIT_MS}), so a request waits at most for one background transaction and no
+ * lane starves. A statement once started runs to its end: heavy reads keep theirs short instead
+ * (export pages are sized to a time, store/export-stream.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -73,36 +83,104 @@ const prepared = new PreparedStatements(db);
  */
 const BACKGROUND_MAX_WAIT_MS = 20;
 
-/** Whether a statement or transaction holds the connection, and who waits for it, by lane. */
-let held = false;
-const waiters = { foreground: [] as Array<() => void>, background: [] as Array<{ since: number; go: () => void }> };
+/**
+ * A heavy read's statement that has waited this long goes before the requests' statements: heavy
+ * reads are slow anyway and may wait, but not without end under a steady stream of requests.
+ */
+const HEAVY_MAX_WAIT_MS = 100;
 
-/** Resolves when the connection is this caller's; a background caller goes after the foreground ones (but see {@link BACKGROUND_MAX_WAIT_MS}). */
-function acquire(background: boolean): Promise<void> {
-  if (!held) {
+/**
+ * Before a heavy statement takes the connection, the thread first takes in the messages already
+ * sent to it (a request's statement sent while the last statement ran is not seen before), and
+ * after a request's statement it waits this long for that request's next one: a request is a
+ * chain of statements, each sent within a fraction of a millisecond of the last one's reply, and
+ * a heavy statement started between two of them would delay the whole chain (anticipatory
+ * scheduling). A request's statement that arrives meanwhile takes the connection.
+ */
+const ANTICIPATE_MS = 2;
+
+/** Which lane a statement or transaction waits in (see the file's comment). */
+type Lane = 'foreground' | 'heavy' | 'background';
+
+interface Waiter {
+  since: number;
+  go: () => void;
+}
+
+/** Whether a statement or transaction holds the connection (or it is kept while a heavy statement waits its turn), and who waits for it, by lane. */
+let held = false;
+const waiters = { foreground: [] as Array<() => void>, heavy: [] as Waiter[], background: [] as Waiter[] };
+/** The lane of the current holder. */
+let holder: Lane = 'foreground';
+/** While the connection is kept before a heavy statement: ends the wait early. */
+let anticipating: (() => void) | undefined;
+
+/** Resolves when the connection is this caller's, in its lane's turn (see the file's comment). */
+function acquire(lane: Lane): Promise<void> {
+  if (anticipating && lane === 'foreground') {
+    anticipating();
+    anticipating = undefined;
+    holder = lane;
+    return Promise.resolve();
+  }
+  if (!held && lane !== 'heavy') {
     held = true;
+    holder = lane;
     return Promise.resolve();
   }
   return new Promise((resolve) => {
-    if (background) waiters.background.push({ since: performance.now(), go: resolve });
-    else waiters.foreground.push(resolve);
+    const go = () => {
+      holder = lane;
+      resolve();
+    };
+    if (lane === 'foreground') waiters.foreground.push(go);
+    else waiters[lane].push({ since: performance.now(), go });
+    if (!held) {
+      held = true;
+      anticipate(0);
+    }
   });
 }
 
-/** Hands the connection to the next waiter: foreground first, unless a background one has waited too long. */
-function release(): void {
-  const oldest = waiters.background[0];
-  const next =
-    oldest && (waiters.foreground.length === 0 || performance.now() - oldest.since >= BACKGROUND_MAX_WAIT_MS)
-      ? waiters.background.shift()?.go
+const overdue = (w: Waiter | undefined, maxMs: number): boolean => w !== undefined && performance.now() - w.since >= maxMs;
+
+/** Keeps the connection `ms` (0: until the messages already sent are taken in), then hands it on without waiting again. */
+function anticipate(ms: number): void {
+  const next = () => {
+    anticipating = undefined;
+    handOn(false);
+  };
+  if (ms > 0) {
+    const timer = setTimeout(next, ms);
+    anticipating = () => clearTimeout(timer);
+  } else {
+    const immediate = setImmediate(next);
+    anticipating = () => clearImmediate(immediate);
+  }
+}
+
+/** Hands the connection to the next waiter (see the file's comment for the order); `wait`: a heavy one only after {@link anticipate}. */
+function handOn(wait: boolean): void {
+  const next = overdue(waiters.background[0], BACKGROUND_MAX_WAIT_MS)
+    ? waiters.background.shift()?.go
+    : overdue(waiters.heavy[0], HEAVY_MAX_WAIT_MS)
+      ? waiters.heavy.shift()?.go
       : waiters.foreground.shift();
-  if (next) next();
+  if (next) return next();
+  if (waiters.heavy.length > 0 && wait) return anticipate(holder === 'foreground' ? ANTICIPATE_MS : 0);
+  const later = waiters.heavy.shift()?.go ?? waiters.background.shift()?.go;
+  if (later) later();
   else held = false;
 }
 
+/** Gives the connection up: the next waiter gets it. */
+function release(): void {
+  handOn(true);
+}
+
 /** Runs `fn` holding the connection. */
-async function holding<T>(background: boolean, fn: () => Promise<T>): Promise<T> {
-  await acquire(background);
+async function holding<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
+  await acquire(lane);
   try {
     return await fn();
   } finally {
@@ -111,8 +189,8 @@ async function holding<T>(background: boolean, fn: () => Promise<T>): Promise<T>
 }
 
 /** Opens a transaction; resolves once it holds the connection (and ran `begin`). */
-async function begin(id: number, beginSql: string | undefined, background: boolean): Promise<void> {
-  await acquire(background);
+async function begin(id: number, beginSql: string | undefined, lane: Lane): Promise<void> {
+  await acquire(lane);
   return new Promise<void>((started, failed) => {
     let end!: OpenTx['end'];
     const decided = new Promise<void>((commit, rollback) => {
@@ -139,10 +217,10 @@ function localExecutor(tx: Transaction | undefined): SqlExecutor {
   const run = async <R>(text: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Promise<R[]> =>
     (options?.prepare ? await prepared.query<R>(text, params) : await (tx ?? db).query<R>(text, params as unknown[] | undefined)).rows;
   return {
-    query: (text, params, options) => (tx ? run(text, params, options) : holding(false, () => run(text, params, options))),
+    query: (text, params, options) => (tx ? run(text, params, options) : holding('foreground', () => run(text, params, options))),
     exec: async (script) => {
       if (tx) await tx.exec(script);
-      else await holding(false, () => db.exec(script));
+      else await holding('foreground', () => db.exec(script));
     },
   };
 }
@@ -154,7 +232,7 @@ const local: SqlClient = {
   // Requests waiting for the connection: what a batch sizer running here shortens its transactions for.
   inFlight: () => waiters.foreground.length,
   transaction: (fn, options) =>
-    holding(options?.background === true, () =>
+    holding(options?.background === true ? 'background' : 'foreground', () =>
       db.transaction(async (tx) => {
         if (options?.begin) await tx.exec(options.begin);
         return fn(localExecutor(tx));
@@ -163,20 +241,23 @@ const local: SqlClient = {
   close: () => Promise.reject(new Error('the database closes with its thread')),
 };
 
+/** The lane of a request's statement or transaction. */
+const laneOf = (req: { heavy?: boolean; background?: boolean }): Lane => (req.background ? 'background' : req.heavy ? 'heavy' : 'foreground');
+
 async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { ok: true }>, 'id' | 'ok'>> {
   switch (req.op) {
     case 'query': {
       const params = req.params as unknown[] | undefined;
       const ex = req.tx === undefined ? db : txOf(req.tx).tx;
       const run = () => (req.prepare ? prepared.query(req.text, params) : ex.query(req.text, params));
-      return { rows: (await (req.tx === undefined ? holding(false, run) : run())).rows };
+      return { rows: (await (req.tx === undefined ? holding(laneOf(req), run) : run())).rows };
     }
     case 'exec':
       if (req.tx !== undefined) await txOf(req.tx).tx.exec(req.script);
-      else await holding(false, () => db.exec(req.script));
+      else await holding(laneOf(req), () => db.exec(req.script));
       return {};
     case 'begin':
-      await begin(req.id, req.begin, req.background === true);
+      await begin(req.id, req.begin, laneOf(req));
       return { tx: req.id };
     case 'commit':
     case 'rollback': {
@@ -197,7 +278,7 @@ async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { o
       return { result: await (exported as (db: SqlClient, ...args: unknown[]) => Promise<unknown>)(local, ...req.args) };
     }
     case 'close':
-      await holding(true, () => db.close());
+      await holding('background', () => db.close());
       return {};
   }
 }

@@ -69,6 +69,24 @@ export interface SqlClient extends SqlExecutor {
    * result are plain data.
    */
   runInThread?<R>(module: string, fn: string, args: readonly unknown[]): Promise<R>;
+  /**
+   * The same database for heavy reads (exports, user contexts, insights, stats ranges): on PGlite's
+   * one connection their statements wait while a request's statement waits, so a thumbs is not
+   * held up behind a queue of export pages (db/pglite-thread.ts). Undefined on Postgres, whose
+   * pool serves every statement alike; use {@link heavyReadClient}.
+   */
+  heavyReads?(): SqlClient;
   /** Closes the connection or pool; pending work finishes first. */
   close(): Promise<void>;
+}
+
+/**
+ * The client heavy reads should use: `db`'s {@link SqlClient.heavyReads} where it has one (PGlite),
+ * else `db` itself.
+ *
+ * @example
+ * const rows = exportJsonl(heavyReadClient(db), workspaceId, request);
+ */
+export function heavyReadClient(db: SqlClient): SqlClient {
+  return db.heavyReads?.() ?? db;
 }

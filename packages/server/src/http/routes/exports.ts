@@ -29,6 +29,7 @@ import { FeedloopError } from '../../errors.js';
 import { EXPORT_TRUST, type ExportFilters } from '../../store/export-reads.js';
 import { exportJsonl, trainingExampleRows, validateExport } from '../../store/export-stream.js';
 import { authOf } from '../auth.js';
+import { heavyReadClient } from '../../db/sql-client.js';
 import type { AppServices } from '../services.js';
 
 const NDJSON = 'application/x-ndjson';
@@ -90,7 +91,9 @@ function checkFilters(query: object, filters: ExportFilters): void {
 }
 
 /** The export routes. */
-export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
+export const exportRoutes: FastifyPluginAsync<AppServices> = async (app, services) => {
+  // Every route here is a heavy read: on PGlite its pages wait while a request's statement waits.
+  const db = heavyReadClient(services.db);
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get('/v1/exports/:format', {

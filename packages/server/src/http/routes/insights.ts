@@ -30,6 +30,7 @@ import { commentPhrasesOf, sentimentOf } from '../../nlp.js';
 import { CorrectionClassCache, fromStoredClass } from '../../store/correction-class.js';
 import { INSIGHT_EVENTS_LIMIT, readDimensionTotals, readInsightEvents, type InsightEvent } from '../../store/insights-queries.js';
 import { authOf } from '../auth.js';
+import { heavyReadClient } from '../../db/sql-client.js';
 import type { AppServices } from '../services.js';
 
 /** The default range: the last 30 days, today included. */
@@ -93,7 +94,9 @@ function sampleOf(events: readonly InsightEvent[], count: number, match: (e: Ins
 const isNegativeRating = (e: InsightEvent) => e.type === 'thumbs_down' || ((e.type === 'rating' || e.type === 'rate_usefulness') && e.rating !== null && e.rating <= 2);
 
 /** The insights route. */
-export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db, config }) => {
+export const insightsRoutes: FastifyPluginAsync<AppServices> = async (app, { db: shared, config }) => {
+  // A heavy read: on PGlite its statements wait while a request's statement waits.
+  const db = heavyReadClient(shared);
   const r = app.withTypeProvider<ZodTypeProvider>();
   /** Classifications of corrections the pipeline did not classify, by their texts (never stale). */
   const fallback = new CorrectionClassCache();

@@ -12,6 +12,7 @@ import { loadStatsReport, STATS_DIMENSION_COLUMNS, statsDimensionSeen, type Live
 import { watchWorkspaceRates } from '../../metrics.js';
 import { uncombinableFilter, workspaceRates, type StatsFilters } from '../../store/stats-sums.js';
 import { authOf } from '../auth.js';
+import { heavyReadClient } from '../../db/sql-client.js';
 import type { AppServices } from '../services.js';
 
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -151,6 +152,8 @@ async function unseenFilterValues(db: AppServices['db'], workspaceId: string, fi
 export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { db, pipeline, metrics }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   watchWorkspaceRates(metrics, () => workspaceRates(db, new Date()));
+  // The stats ranges are heavy reads: on PGlite their statements wait while a request's statement waits.
+  const heavy = heavyReadClient(db);
   const readLive: LiveFieldsReader = (workspaceId, d) => pipeline.liveCounters.read(workspaceId, d);
 
   r.get('/v1/stats', {
@@ -179,10 +182,10 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
           field: alone,
         });
       }
-      const report = await loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: grouping, filters });
+      const report = await loadStatsReport(heavy, readLive, workspaceId, { ...range, groupBy: grouping, filters });
       // An empty answer says why when a filter names a value the workspace never saw (a typo
       // answers zeros, not silence). Checked only when nothing matched: the common case costs nothing.
-      const warnings = report.events === 0 && report.responses === 0 && report.total === 0 ? await unseenFilterValues(db, workspaceId, filters) : [];
+      const warnings = report.events === 0 && report.responses === 0 && report.total === 0 ? await unseenFilterValues(heavy, workspaceId, filters) : [];
       return { ...report, warnings };
     },
   });
@@ -200,7 +203,7 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
     handler: async (request) => {
       const { workspaceId } = authOf(request);
       const range = rangeOf(request.query, new Date());
-      const report = await loadStatsReport(db, readLive, workspaceId, { ...range, groupBy: null, filters: {} });
+      const report = await loadStatsReport(heavy, readLive, workspaceId, { ...range, groupBy: null, filters: {} });
       return {
         total: report.total,
         positive: report.positive,
