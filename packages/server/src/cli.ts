@@ -21,10 +21,8 @@ import { openExport, parseDestination, writeExport } from './cli/export-command.
 import { formatBytes } from './cli/progress.js';
 import { runDemo } from './cli/demo-command.js';
 import { seedRunningServer } from './cli/demo-remote.js';
-import { findRunningServer, reachableUrl } from './cli/find-server.js';
+import { findRunningServer, reachableUrl, runningServerCredential } from './cli/find-server.js';
 import { createKeyThroughServer } from './cli/admin-client.js';
-import { readDataDirLock } from './db/data-dir-lock.js';
-import type { LocalAdminCredential } from './db/local-admin-credential.js';
 import { runMcp } from './cli/mcp-command.js';
 import { submitEvent, submitFeedback } from './cli/submit-command.js';
 
@@ -84,12 +82,6 @@ async function workspaceOf(db: SqlClient, nameOrId: string | undefined): Promise
 /** A workspace as `--workspace` takes it: its name, with its tenant when not the default one. */
 function workspaceLabel(ws: { tenantId: string; name: string }): string {
   return ws.tenantId === 'default' ? ws.name : `${ws.tenantId}/${ws.name}`;
-}
-
-/** The local admin credential of the server that holds the embedded data folder, when one runs and this user may read it. */
-async function localAdminOfRunningServer(config: Config): Promise<LocalAdminCredential | undefined> {
-  if (!readDataDirLock(config.dataDir)?.live) return undefined;
-  return (await findRunningServer(config, {}, {}))?.admin;
 }
 
 /**
@@ -242,7 +234,7 @@ async function run(argv: string[], out: Out): Promise<void> {
         throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--kind must be secret or public', { field: 'kind' });
       }
       // The embedded folder's server makes it when one runs: this process may not open the folder then.
-      const admin = config.databaseUrl ? undefined : await localAdminOfRunningServer(config);
+      const admin = config.databaseUrl ? undefined : runningServerCredential(config.dataDir);
       if (admin) {
         if (!values.workspace) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--workspace is required', { field: 'workspace' });
         const made = await createKeyThroughServer(admin, { workspace: values.workspace, kind, ...(values.name ? { name: values.name } : {}) });

@@ -4,9 +4,11 @@
  * running `feedloop start`, both as real processes: with no flags and no key it finds the server
  * through the data folder's lock and seeds a `demo` workspace through its API (the server's local
  * admin credential makes the key); `--url` with a key seeds the key's workspace; with no
- * credential it refuses, saying what to give.
+ * credential it refuses, saying what to give; beside a production-profile server it finds it at
+ * HOST:PORT and makes the key in the database its environment names.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../src/cli/demo-command.js';
 import { DEMO_EXPERIMENT } from '../src/cli/demo-data.js';
 import { loadConfig } from '../src/config.js';
+import { BACKENDS, POSTGRES_URL, withPgClient } from './harness.js';
 import { CLI_PATH, killAllServers, startServerProcess, within } from './process-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'feedloop-demo-'));
@@ -116,6 +119,31 @@ describe('feedloop demo', () => {
     expect(refused.stderr).toContain('--key fl_sk_… or FEEDLOOP_API_KEY');
     expect(refused.stdout + refused.stderr).not.toMatch(/fl_(sk|admin)_[A-Za-z0-9_-]{8}/);
   }, 300_000);
+
+  it.skipIf(!BACKENDS.find((b) => b.name === 'postgres')?.available)(
+    'beside a production-profile server: finds it at HOST:PORT and makes the demo key in its DATABASE_URL',
+    async () => {
+      const database = `feedloop_demo_${randomBytes(4).toString('hex')}`;
+      await withPgClient((c) => c.query(`CREATE DATABASE ${database}`));
+      const databaseUrl = new URL(POSTGRES_URL);
+      databaseUrl.pathname = `/${database}`;
+      // No lock and no credential in this profile: the server's environment is what the demo shares.
+      const env = { DATABASE_URL: databaseUrl.href, FEEDLOOP_DATA_DIR: join(dir, 'postgres-profile') };
+      const server = await startServerProcess(env, 120_000);
+      try {
+        const run = await feedloop(['demo', '--scale', '0.05', '--json'], { ...env, HOST: '127.0.0.1', PORT: new URL(server.url).port });
+        expect(run.code, run.stderr).toBe(0);
+        const report = JSON.parse(run.stdout) as { url: string; via: string; workspace: string; seeded: boolean; events: number; secretKey: string };
+        expect(report).toMatchObject({ url: server.url, via: 'HOST and PORT', workspace: 'demo', seeded: true });
+        expect(await eventsCounted(server.url, report.secretKey, report.events)).toBe(report.events);
+      } finally {
+        server.signal('SIGKILL');
+        await within(server.exited, 10_000, 'server exit');
+        await withPgClient((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+      }
+    },
+    300_000,
+  );
 });
 
 /** Polls the server's `/v1/stats` over the demo's 90 days (and a margin) until it counts at least `atLeast` events (or a minute passes); the last count. */

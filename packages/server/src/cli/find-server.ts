@@ -48,6 +48,18 @@ function credentialFor(dataDir: string, url: string): LocalAdminCredential | und
   return admin && sameOrigin(admin.url, url) ? admin : undefined;
 }
 
+/**
+ * The local admin credential of the server holding `dataDir` now, without waiting: `undefined`
+ * when no live server has announced its address there, or this user may not read the credential.
+ *
+ * @example
+ * const admin = runningServerCredential(config.dataDir); // then createKeyThroughServer(admin, …)
+ */
+export function runningServerCredential(dataDir: string): LocalAdminCredential | undefined {
+  const holder = readDataDirLock(dataDir);
+  return holder?.live && holder.url ? credentialFor(dataDir, holder.url) : undefined;
+}
+
 /** Whether a feedloop answers at `url` (its `/healthz`). */
 async function answers(url: string): Promise<boolean> {
   try {
