@@ -4,6 +4,8 @@
  * as an application would, waits until the pipeline has processed it and the rollups and alerts
  * have run, and prints the dashboard's address and the workspace's secret key. `--seed-only`
  * stops the server once the data is in (for a test, or to start it later with `feedloop start`).
+ * This is the demo when no feedloop runs; beside a running one, cli/demo-remote.ts seeds that
+ * server instead (cli/find-server.ts decides).
  */
 import type { Config } from '../config.js';
 import { startServer, type RunningServer } from '../server.js';
