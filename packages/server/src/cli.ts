@@ -112,7 +112,7 @@ function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise
 function apiTarget(url: string | undefined, key: string | undefined, config: Config): ApiTarget {
   const k = key ?? process.env.FEEDLOOP_API_KEY;
   if (!k) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--key (or FEEDLOOP_API_KEY) is required: a secret key of the workspace', { field: 'key' });
-  return { url: url ?? process.env.FEEDLOOP_URL ?? `http://127.0.0.1:${config.port}`, key: k };
+  return { url: url ?? process.env.FEEDLOOP_URL ?? reachableUrl(config.host, config.port), key: k };
 }
 
 /** `--scale`: the share of the demo's traffic to seed, (0, 1]; 1 when not given. */

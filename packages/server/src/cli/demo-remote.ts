@@ -126,7 +126,7 @@ async function waitForPipeline(target: ApiTarget, log: (line: string) => void, t
  */
 export async function seedRunningServer(
   server: FoundServer,
-  options: { config: Config; key?: string | undefined; now?: Date; scale?: number; log?: (line: string) => void; drainTimeoutMs?: number },
+  options: { config: Config; key?: string | undefined; now?: Date; scale?: number; log?: (line: string) => void },
 ): Promise<RemoteDemoReport> {
   const began = Date.now();
   const log = options.log ?? (() => undefined);
@@ -157,7 +157,7 @@ export async function seedRunningServer(
     await sendDemoData(target, data, { recordConsent: ws.settings.implicitConsent !== 'assumed' });
     log(`sent in ${seconds(sending)} s; the server processes them (scores, counts)…`);
     const processing = Date.now();
-    report.failed = await waitForPipeline(target, log, options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
+    report.failed = await waitForPipeline(target, log, DRAIN_TIMEOUT_MS);
     log(`processed in ${seconds(processing)} s`);
     Object.assign(report, { seeded: true, responses: data.responses.length, events: data.events.length });
   }

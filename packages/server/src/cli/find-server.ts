@@ -84,17 +84,15 @@ export async function findRunningServer(
   config: Pick<Config, 'dataDir' | 'host' | 'port'>,
   given: { url?: string | undefined },
   env: Record<string, string | undefined>,
-  options: { startingWaitMs?: number } = {},
 ): Promise<FoundServer | undefined> {
   const flagged = given.url ?? env.FEEDLOOP_URL;
   if (flagged) {
     const url = flagged.replace(/\/+$/, '');
     // The address of this folder's server given by hand: its credential still serves.
-    const holder = readDataDirLock(config.dataDir);
-    const local = holder?.live && holder.url && sameOrigin(holder.url, url) ? credentialFor(config.dataDir, url) : undefined;
-    return { url, via: given.url ? '--url' : 'FEEDLOOP_URL', ...(local ? { admin: local } : {}) };
+    const admin = runningServerCredential(config.dataDir);
+    return { url, via: given.url ? '--url' : 'FEEDLOOP_URL', ...(admin && sameOrigin(admin.url, url) ? { admin } : {}) };
   }
-  const until = Date.now() + (options.startingWaitMs ?? STARTING_WAIT_MS);
+  const until = Date.now() + STARTING_WAIT_MS;
   for (let holder = readDataDirLock(config.dataDir); holder?.live; holder = readDataDirLock(config.dataDir)) {
     if (holder.url) {
       const admin = credentialFor(config.dataDir, holder.url);
