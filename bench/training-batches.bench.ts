@@ -21,7 +21,7 @@ import copyStreams from 'pg-copy-streams';
 import { TRAINING_BATCH_KIND_NAMES } from '../packages/core/src/index.js';
 import { migrate } from '../packages/server/src/db/migrate.js';
 import { openPostgres } from '../packages/server/src/db/postgres-client.js';
-import { createTrainingBatch, TRAINING_BATCH_MAX_EVENTS } from '../packages/server/src/pipeline/training-batches.js';
+import { createTrainingBatch, TRAINING_BATCH_MAX_EVENTS } from '../packages/server/src/pipeline/training-batch-maker.js';
 import { createWorkspace } from '../packages/server/src/store/workspaces.js';
 import { seedExportData } from '../packages/server/test/export-seed.js';
 import { createFreshDatabase } from './bench-database.js';

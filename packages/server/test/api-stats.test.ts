@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../src/db/sql-client.js';
-import { readDay, rollupDirtyDays } from '../src/pipeline/rollup.js';
+import { rollupDirtyDays } from '../src/pipeline/rollup.js';
+import { readDay } from '../src/store/day-rollups.js';
 import { computeDay } from '../src/pipeline/rollup-compute.js';
 import { RollupPool } from '../src/pipeline/rollup-pool.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';

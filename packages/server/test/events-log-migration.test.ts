@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite-client.js';
 import type { SqlClient } from '../src/db/sql-client.js';
-import { upkeepEventLog } from '../src/pipeline/event-log-upkeep.js';
+import { upkeepEventLog } from '../src/store/event-log-upkeep.js';
 import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
 import { BACKENDS, openPostgresSchema, startTestApp, type TestApp, type TestDatabase } from './harness.js';
 

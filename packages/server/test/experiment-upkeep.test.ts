@@ -1,5 +1,5 @@
 /**
- * The experiment totals the rescore keeps (pipeline/experiment-upkeep.ts) on both stores: they
+ * The experiment totals the rescore keeps (store/experiment-upkeep.ts) on both stores: they
  * always equal the sum of the responses' facts, two rescores of one response at once count it
  * once, and migration 0008 backfills them from what was counted before it.
  */
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite-client.js';
 import type { SqlClient } from '../src/db/sql-client.js';
-import { updateExperimentTotals } from '../src/pipeline/experiment-upkeep.js';
+import { updateExperimentTotals } from '../src/store/experiment-upkeep.js';
 import { experimentTotals } from '../src/store/experiment-totals.js';
 import { BACKENDS, openPostgresSchema, type TestDatabase } from './harness.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../src/db/sql-client.js';
 import { openPglite } from '../src/db/pglite-client.js';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
-import { writeDay } from '../src/pipeline/rollup.js';
+import { writeDay } from '../src/store/day-rollups.js';
 import { topIssueCounts } from '../src/store/stats-sums.js';
 import { BACKENDS, openPostgresSchema, type TestDatabase } from './harness.js';
 

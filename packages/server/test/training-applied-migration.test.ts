@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite-client.js';
-import { createTrainingBatch } from '../src/pipeline/training-batches.js';
+import { createTrainingBatch } from '../src/pipeline/training-batch-maker.js';
 import { BACKENDS, openPostgresSchema, type TestDatabase } from './harness.js';
 
 const VERSION = 17;

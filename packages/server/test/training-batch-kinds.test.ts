@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TRAINING_BATCH_KIND_NAMES, type TrainingBatchKindName } from '@feedloop/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTrainingBatch } from '../src/pipeline/training-batches.js';
+import { createTrainingBatch } from '../src/pipeline/training-batch-maker.js';
 import type { TrainingBatchView } from '../src/store/training-batches.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { startReceiver } from './webhook-helpers.js';

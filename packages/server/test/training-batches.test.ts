@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTrainingBatch } from '../src/pipeline/training-batches.js';
+import { createTrainingBatch } from '../src/pipeline/training-batch-maker.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { startReceiver } from './webhook-helpers.js';
 

@@ -21,9 +21,11 @@ import {
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { alertMessage } from '../emit/alert-messages.js';
 import { createDeliveries } from '../emit/webhook-store.js';
+import { claimAlertTick } from '../store/alert-ticks.js';
 import { readAlertRules } from '../store/alert-rules.js';
 import { readHourlyCounts, readRegistered, workspacesToEvaluate } from '../store/alert-window.js';
-import { applyAlertChanges, readOpenAlerts } from '../store/alerts.js';
+import { applyAlertChanges, lockWorkspaceAlerts, readOpenAlerts } from '../store/alerts.js';
+import { pruneHourlyCounts } from '../store/hourly-metrics.js';
 
 /** How long tick rows are kept (older ones are deleted by the evaluator that claims a new one). */
 const TICKS_KEPT_MS = 86_400_000;
@@ -58,11 +60,9 @@ export async function evaluateAlertTick(db: SqlClient, options: { intervalMs: nu
   const step = Math.max(1, Math.round(options.intervalMs));
   const tick = Math.floor(now.getTime() / step) * step;
   const report: AlertTickReport = { tick, evaluated: false, workspaces: 0, fired: 0, resolved: 0, deliveryIds: [], errors: [] };
-  const claimed = await db.query('INSERT INTO alert_ticks (tick) VALUES ($1) ON CONFLICT (tick) DO NOTHING RETURNING tick', [tick]);
-  if (claimed.length === 0) return report;
+  if (!(await claimAlertTick(db, tick, TICKS_KEPT_MS))) return report;
   report.evaluated = true;
-  await db.query('DELETE FROM alert_ticks WHERE tick < $1', [tick - TICKS_KEPT_MS]);
-  await db.query('DELETE FROM feedback_metrics_hourly WHERE hour < $1', [new Date(now.getTime() - HOURLY_KEPT_MS).toISOString()]);
+  await pruneHourlyCounts(db, new Date(now.getTime() - HOURLY_KEPT_MS));
   const workspaces = await workspacesToEvaluate(db, windowStart(now, MAX_WINDOW_HOURS));
   report.workspaces = workspaces.length;
   for (const workspaceId of workspaces) {
@@ -80,7 +80,7 @@ export async function evaluateAlertTick(db: SqlClient, options: { intervalMs: nu
 
 /** One workspace's evaluation, in the caller's transaction. */
 async function evaluateWorkspace(tx: SqlExecutor, workspaceId: string, now: Date): Promise<{ fired: number; resolved: number; deliveryIds: number[] }> {
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('feedloop:alerts:' || $1, 0))`, [workspaceId]);
+  await lockWorkspaceAlerts(tx, workspaceId);
   const { rules } = await readAlertRules(tx, workspaceId);
   const buckets = await readHourlyCounts(tx, workspaceId, earliestHour(rules, now));
   const registered = new Map<number, RegisteredCounts>();

@@ -6,8 +6,8 @@
  * only when a batch has an SQL correction).
  */
 import { classifyCorrections, cutText, toStoredClass } from '../store/correction-class.js';
-import type { ClaimedEvent } from './load-claimed.js';
-import type { SignalRow } from './run-stages.js';
+import type { ClaimedEvent } from '../store/claimed-events.js';
+import type { SignalRow } from '../store/feedback-signals.js';
 
 /**
  * Sets `correction` on the counted corrections' signal rows, from the texts the report would

@@ -11,7 +11,7 @@
 import type { SqlClient } from '../db/sql-client.js';
 import type { OutboundMessage } from '../emit/outbound-message.js';
 import type { StreamSink } from '../emit/stream-sink.js';
-import type { CounterDeltas } from '@feedloop/core';
+import { recordEffects, takeEffects, type EffectSelection } from '../store/pipeline-effects.js';
 import type { CounterApplier } from './live-counter-store.js';
 
 /**
@@ -26,18 +26,6 @@ export const EFFECT_LEASE_MS = 60_000;
 export interface EffectTargets {
   counters?: CounterApplier;
   sink?: StreamSink;
-}
-
-/** Which effects to apply: these ids, or the oldest ones at least `olderThanMs` old. */
-export type EffectSelection = { ids: readonly number[] } | { olderThanMs: number; limit: number };
-
-interface EffectRow {
-  id: number;
-  counters: CounterDeltas | null;
-  messages: OutboundMessage[] | null;
-  counters_done: boolean;
-  messages_done: boolean;
-  created_at: Date;
 }
 
 /** What a run did. */
@@ -83,7 +71,7 @@ export async function applyEffects(
     }
     if (!messagesDone && !streamDown) {
       try {
-        if (targets.sink && row.messages) await targets.sink.publish(row.messages);
+        if (targets.sink && row.messages) await targets.sink.publish(row.messages as OutboundMessage[]);
         messagesDone = true;
       } catch (err) {
         streamDown = true;
@@ -100,38 +88,4 @@ export async function applyEffects(
   }
   await recordEffects(db, done, left);
   return report;
-}
-
-/** Leases the selected rows that are free (unlocked, and not leased or their lease ended). */
-async function takeEffects(db: SqlClient, selection: EffectSelection, leaseMs: number): Promise<EffectRow[]> {
-  if ('ids' in selection && selection.ids.length === 0) return [];
-  const [which, params] =
-    'ids' in selection
-      ? ['id = ANY($2::bigint[])', [selection.ids]]
-      : [`created_at < now() - $2 * interval '1 millisecond' ORDER BY id LIMIT $3`, [selection.olderThanMs, selection.limit]];
-  // One statement, so its row locks last only while it runs; the lease is what keeps others off.
-  return db.query<EffectRow>(
-    `WITH free AS (
-       SELECT id FROM pipeline_effects
-        WHERE (lease_until IS NULL OR lease_until < now()) AND ${which}
-        FOR UPDATE SKIP LOCKED
-     )
-     UPDATE pipeline_effects AS p SET lease_until = now() + $1 * interval '1 millisecond'
-       FROM free WHERE p.id = free.id
-     RETURNING p.id, p.counters, p.messages, p.counters_done, p.messages_done, p.created_at`,
-    [leaseMs, ...params],
-    { prepare: true },
-  );
-}
-
-/** Deletes the rows applied whole; keeps what was applied of the others and releases them. */
-async function recordEffects(db: SqlClient, done: number[], left: Array<{ id: number; counters_done: boolean; messages_done: boolean }>): Promise<void> {
-  if (done.length > 0) await db.query('DELETE FROM pipeline_effects WHERE id = ANY($1::bigint[])', [done]);
-  if (left.length > 0)
-    await db.query(
-      `UPDATE pipeline_effects AS p SET counters_done = x.counters_done, messages_done = x.messages_done, lease_until = NULL
-         FROM json_to_recordset($1::json) AS x(id bigint, counters_done boolean, messages_done boolean) WHERE p.id = x.id`,
-      [JSON.stringify(left)],
-      { prepare: true },
-    );
 }

@@ -2,8 +2,9 @@
  * The pipeline's jobs in one place: names and payloads (plain JSON, as BullMQ stores them).
  */
 
-/** A feedback event named by its workspace and id. */
-export type EventKey = [workspaceId: string, eventId: string];
+import type { EventKey } from '../store/pipeline-pending.js';
+
+export type { EventKey };
 
 /** Job name → payload. */
 export type PipelineJobs = {

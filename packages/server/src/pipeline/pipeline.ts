@@ -5,24 +5,27 @@
  */
 import type { Config } from '../config.js';
 import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
+import { probeDatabase, vacuumChurningTables } from '../db/database-upkeep.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '../emit/stream-sink.js';
 import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
-import { upkeepEventLog } from './event-log-upkeep.js';
 import { RedisLiveCounters, SqlLiveCounters, type LiveCounterReader } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
-import { markEventFailed, PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import { PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
 import { RollupPool } from './rollup-pool.js';
 import { rollupDirtyDays } from './rollup.js';
-import { takeStalePending } from './stale-pending.js';
 import type { TrainingBatchKindName } from '@feedloop/core';
 import type { TrainingBatchView } from '../store/training-batches.js';
-import { createTrainingBatch, workspacesDueForBatch } from './training-batches.js';
+import { upkeepEventLog } from '../store/event-log-upkeep.js';
+import { failPendingEvent } from '../store/feedback-signals.js';
+import { takeStalePending } from '../store/pipeline-pending.js';
+import { createTrainingBatch } from './training-batch-maker.js';
+import { workspacesDueForBatch } from '../store/training-examples.js';
 import { runRetention, type RetentionReport } from './retention.js';
 
 /** Events a sweep re-enqueues at most. */
@@ -35,8 +38,6 @@ const RESCORE_JOB_ID = 'rescore-pending';
 const ENQUEUE_COALESCE_MS = 5;
 /** How long a rescore waits for more batches to coalesce with. */
 const RESCORE_DELAY_MS = 500;
-/** Tables whose rows are short-lived or often rewritten (outboxes, dirty marks, open fingerprints, current votes, alert ticks): PGlite has no autovacuum. */
-const CHURNING_TABLES = ['pipeline_pending', 'pipeline_effects', 'score_dirty', 'rollup_dirty', 'feedback_fingerprints', 'feedback_current_votes', 'alert_ticks'];
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
@@ -307,9 +308,9 @@ export class Pipeline {
       if (db.runInThread) return await db.runInThread<ProcessReport>(PROCESS_EVENTS_MODULE, 'processEventsHere', [keys, { counters: this.#counters.kind, stream }]);
       return await processEvents(db, keys, { counters: this.#counters, stream });
     } catch (err) {
-      await this.deps.db.query('SELECT 1'); // throws when the database itself is away
+      await probeDatabase(this.deps.db); // throws when the database itself is away
       if (keys.length === 1 && keys[0]) {
-        const failed = await markEventFailed(this.deps.db, keys[0], String((err as Error).message ?? err));
+        const failed = await failPendingEvent(this.deps.db, keys[0][0], keys[0][1], String((err as Error).message ?? err));
         return { claimed: failed ? 1 : 0, counted: 0, dropped: 0, failed: failed ? 1 : 0, effectId: null, deliveryIds: [], heldMs: 0 };
       }
       const total = emptyReport();
@@ -335,12 +336,10 @@ export class Pipeline {
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
     const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl });
     await upkeepEventLog(db);
-    // PGlite runs no autovacuum: the outbox tables, whose every row is deleted soon after it is
-    // written, would keep their dead rows forever and the sweep's scan would slow with them. One
-    // statement a table: requests get their turn between them (see pglite-client.ts).
+    // PGlite runs no autovacuum, nor any autoanalyze: without statistics the planner guessed, and
+    // guessed badly (see analyze-grown-tables.ts).
     if (db.dialect === 'pglite') {
-      for (const table of CHURNING_TABLES) await db.exec(`VACUUM ${table}`);
-      // Nor any autoanalyze: without statistics the planner guessed, and guessed badly (see analyze-grown-tables.ts).
+      await vacuumChurningTables(db);
       await analyzeGrownTables(db);
     }
     return { requeued: stale.length, effects: effects.applied, deliveries: deliveries.delivered + deliveries.retried + deliveries.failed };

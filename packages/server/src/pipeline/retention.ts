@@ -17,12 +17,13 @@
  * workspace's cutoff is archived and dropped whole (`DROP TABLE`, no row-by-row delete and no
  * bloat); what is left, and everything on PGlite, is deleted by rows.
  */
-import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import type { SqlClient } from '../db/sql-client.js';
 import { writeArchive } from '../emit/archive-writer.js';
 import { appendAudit } from '../store/audit-log.js';
 import { deleteResponses } from '../store/response-removal.js';
 import { dropMemorySnapshots } from '../store/user-memory-snapshot.js';
-import { recomputeTags } from '../store/response-list-tags.js';
+import { deleteEvents, dropEventPartition } from '../store/event-removal.js';
+import { listEventPartitions, readExpiredEvents, readOrphanResponses, readPartitionEvents } from '../store/retention-reads.js';
 import { listWorkspaces } from '../store/workspaces.js';
 
 /** Events archived per file (and per delete transaction). */
@@ -39,33 +40,11 @@ export interface RetentionReport {
   droppedPartitions: string[];
 }
 
-const RESPONSE_JSON = `json_build_object('id', r.id, 'workspaceId', r.workspace_id, 'sessionId', r.session_id, 'userId', r.user_id, 'query', r.query,
-  'answer', r.answer, 'sources', r.sources, 'contextDocumentIds', r.context_document_ids, 'contextTokenCount', r.context_token_count,
-  'model', r.model, 'agent', r.agent, 'queryType', r.query_type, 'experimentId', r.experiment_id, 'variant', r.variant, 'traceId', r.trace_id,
-  'metadata', r.metadata, 'createdAt', r.created_at, 'receivedAt', r.received_at)::text`;
-
 /** Lines grouped by their month (`YYYY-MM`), months in order. */
 function byMonth<T extends { month: string }>(rows: readonly T[]): Array<[string, T[]]> {
   const groups = new Map<string, T[]>();
   for (const r of rows) groups.set(r.month, [...(groups.get(r.month) ?? []), r]);
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-}
-
-const EVENT_JSON = `json_build_object('id', e.id, 'workspaceId', e.workspace_id, 'responseId', e.response_id, 'type', e.type, 'source', e.source,
-  'userId', e.user_id, 'sessionId', e.session_id, 'targetId', e.target_id, 'payload', e.payload, 'metadata', e.metadata,
-  'editDistance', e.edit_distance, 'occurredAt', e.occurred_at, 'receivedAt', e.received_at, 'duplicateOf', e.duplicate_of,
-  'supersededBy', e.superseded_by, 'verified', e.verified, 'sampleWeight', e.sample_weight)::text`;
-
-/** Deletes events (by workspace, id) and every row that hangs off them, in one transaction. */
-async function deleteEvents(tx: SqlExecutor, workspaceId: string, ids: string[]): Promise<void> {
-  const p = [workspaceId, ids];
-  await tx.query('DELETE FROM feedback_events WHERE workspace_id = $1 AND id = ANY ($2::text[])', p);
-  await tx.query('DELETE FROM feedback_event_ids WHERE workspace_id = $1 AND id = ANY ($2::text[])', p);
-  await tx.query('DELETE FROM feedback_fingerprints WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
-  await tx.query('DELETE FROM feedback_current_votes WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
-  const gone = await tx.query<{ response_id: string }>('DELETE FROM feedback_signals WHERE workspace_id = $1 AND event_id = ANY ($2::text[]) RETURNING response_id', p);
-  await tx.query('DELETE FROM pipeline_pending WHERE workspace_id = $1 AND event_id = ANY ($2::text[])', p);
-  await recomputeTags(tx, gone.map((g) => ({ workspaceId, responseId: g.response_id })));
 }
 
 const stamp = (now: Date): string => now.toISOString().replace(/[:.]/g, '-');
@@ -92,20 +71,7 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
     const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
     for (let part = 0; ; part++) {
       // Old events, then a user's beyond their cap, then the workspace's beyond its cap (newest kept).
-      const rows = await db.query<{ id: string; user_id: string | null; month: string; line: string }>(
-        `WITH ranked AS (
-           SELECT e.id, e.seq, e.received_at,
-                  row_number() OVER (PARTITION BY e.user_id ORDER BY e.seq DESC) AS by_user,
-                  row_number() OVER (ORDER BY e.seq DESC) AS by_workspace
-             FROM feedback_events e WHERE e.workspace_id = $1)
-         SELECT e.id, e.user_id, to_char(e.received_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, ${EVENT_JSON} AS line
-           FROM ranked r JOIN feedback_events e ON e.workspace_id = $1 AND e.seq = r.seq AND e.received_at = r.received_at
-          WHERE r.received_at < $2
-             OR ($3::bigint IS NOT NULL AND e.user_id IS NOT NULL AND r.by_user > $3)
-             OR ($4::bigint IS NOT NULL AND r.by_workspace > $4)
-          ORDER BY e.seq LIMIT $5`,
-        [ws.id, cutoff, maxEventsPerUser, maxEvents, PAGE],
-      );
+      const rows = await readExpiredEvents(db, ws.id, { cutoff, maxEventsPerUser, maxEvents }, PAGE);
       if (rows.length === 0) break;
       const files: string[] = [];
       for (const [month, lines] of byMonth(rows)) {
@@ -133,14 +99,7 @@ export async function runRetention(db: SqlClient, options: { archive: string; no
  */
 async function archiveResponses(db: SqlClient, archive: string, workspaceId: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
   for (let part = 0; ; part++) {
-    const rows = await db.query<{ id: string; month: string; line: string }>(
-      `SELECT r.id, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, ${RESPONSE_JSON} AS line
-         FROM responses r
-        WHERE r.workspace_id = $1 AND r.created_at < $2
-          AND NOT EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = r.workspace_id AND e.response_id = r.id)
-        ORDER BY r.created_at, r.id LIMIT $3`,
-      [workspaceId, cutoff, PAGE],
-    );
+    const rows = await readOrphanResponses(db, workspaceId, cutoff, PAGE);
     if (rows.length === 0) return;
     const files: string[] = [];
     for (const [month, lines] of byMonth(rows)) {
@@ -158,15 +117,11 @@ async function archiveResponses(db: SqlClient, archive: string, workspaceId: str
 
 /** Postgres: archives every row of each month partition wholly before `cutoff`, then drops it. */
 async function dropPastPartitions(db: SqlClient, archive: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
-  const parts = await db.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = 'feedback_events'::regclass AND c.relname ~ '^feedback_events_\\d{4}_\\d{2}$' ORDER BY c.relname`,
-  );
-  for (const { name } of parts) {
+  for (const name of await listEventPartitions(db)) {
     const [, y, m] = /(\d{4})_(\d{2})$/.exec(name) ?? [];
     const monthEnd = new Date(Date.UTC(Number(y), Number(m), 1));
     if (monthEnd > cutoff) continue;
-    const byWorkspace = await db.query<{ workspace_id: string; line: string }>(`SELECT e.workspace_id, ${EVENT_JSON} AS line FROM "${name}" e ORDER BY e.workspace_id, e.seq`);
+    const byWorkspace = await readPartitionEvents(db, name);
     const groups = new Map<string, string[]>();
     for (const r of byWorkspace) groups.set(r.workspace_id, [...(groups.get(r.workspace_id) ?? []), r.line]);
     for (const [ws, lines] of groups) {
@@ -176,23 +131,7 @@ async function dropPastPartitions(db: SqlClient, archive: string, cutoff: Date, 
     }
     const lo = new Date(Date.UTC(Number(y), Number(m) - 1, 1));
     await db.transaction(async (tx) => {
-      const range = [lo, monthEnd];
-      const gone = await tx.query<{ workspace_id: string; response_id: string }>(
-        `DELETE FROM feedback_signals s USING feedback_event_ids k WHERE k.workspace_id = s.workspace_id AND k.id = s.event_id AND k.received_at >= $1 AND k.received_at < $2
-         RETURNING s.workspace_id, s.response_id`,
-        range,
-      );
-      await recomputeTags(tx, gone.map((g) => ({ workspaceId: g.workspace_id, responseId: g.response_id })));
-      await tx.query(`DELETE FROM feedback_fingerprints f USING feedback_event_ids k WHERE k.workspace_id = f.workspace_id AND k.id = f.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
-      await tx.query(`DELETE FROM pipeline_pending p USING feedback_event_ids k WHERE k.workspace_id = p.workspace_id AND k.id = p.event_id AND k.received_at >= $1 AND k.received_at < $2`, range);
-      await tx.query('DELETE FROM feedback_current_votes WHERE received_at >= $1 AND received_at < $2', range);
-      await tx.query('DELETE FROM feedback_event_ids WHERE received_at >= $1 AND received_at < $2', range);
-      // Memory snapshots holding facts of the partition's events (rebuilt on their next read).
-      await tx.query(
-        `DELETE FROM user_memory_snapshots s USING (SELECT DISTINCT workspace_id, user_id FROM "${name}" WHERE user_id IS NOT NULL) d
-          WHERE s.workspace_id = d.workspace_id AND s.user_id = d.user_id`,
-      );
-      await tx.exec(`DROP TABLE "${name}"`);
+      await dropEventPartition(tx, name, lo, monthEnd);
       for (const [ws, lines] of groups) await appendAudit(tx, { workspaceId: ws, action: 'retention.archived', details: { events: lines.length, partition: name } });
     });
     report.archived += byWorkspace.length;

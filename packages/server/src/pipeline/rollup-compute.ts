@@ -17,62 +17,7 @@ import {
   type RegisteredResponse,
   type RollupRow,
 } from '@feedloop/core';
-
-/** One counted signal of the day with its event and response, as the rollup reads it. */
-export interface RollupInputRow {
-  event_id: string;
-  /** The signal's occurred_at as text (microseconds kept, which a Date drops): the key the day is read by. */
-  s_occurred_key: string;
-  type: string;
-  payload: unknown;
-  polarity: string;
-  categories: string[];
-  value: number;
-  first_pass: boolean | null;
-  edit_distance: number | null;
-  occurred_at: Date;
-  response_id: string;
-  r_created_at: Date;
-  session_id: string | null;
-  agent: string | null;
-  model: string | null;
-  query_type: string | null;
-  experiment_id: string | null;
-  variant: string | null;
-  user_id: string | null;
-  query: string;
-}
-
-/** One response registered on the day, as the rollup reads it. */
-export interface RegisteredInputRow {
-  id: string;
-  /** created_at as text (microseconds kept): the key the day's responses are read by. */
-  created_key: string;
-  session_id: string | null;
-  user_id: string | null;
-  agent: string | null;
-  model: string | null;
-  query_type: string | null;
-  experiment_id: string | null;
-  variant: string | null;
-  corrected: boolean;
-  escalated: boolean;
-}
-
-/** A day's input: its counted events and the responses registered on it. */
-export interface DayInput {
-  rows: RollupInputRow[];
-  registered: RegisteredInputRow[];
-}
-
-/** A day's rollup: the metrics rows, and every table's rows as the JSON its insert takes (null: no rows). */
-export interface DayOutput {
-  metrics: DailyMetrics[];
-  metricsJson: string;
-  cellsJson: string | null;
-  usersJson: string | null;
-  issuesJson: string | null;
-}
+import type { DayInput, DayOutput, RegisteredInputRow, RollupInputRow } from '../store/day-rollups.js';
 
 /**
  * Computes a day's rollup from its input.

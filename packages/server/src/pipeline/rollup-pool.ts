@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { DayInput, DayOutput } from './rollup-compute.js';
+import type { DayInput, DayOutput } from '../store/day-rollups.js';
 
 /** An idle thread is ended after this long: rollups run a few times a minute at most. */
 const IDLE_TIMEOUT_MS = 30_000;

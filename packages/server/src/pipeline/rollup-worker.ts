@@ -4,7 +4,8 @@
  * piscina from rollup-pool.ts; the compiled `.js` in `dist/`, the `.ts` under tsx.
  */
 import { setPriority } from 'node:os';
-import { computeDay, type DayInput, type DayOutput } from './rollup-compute.js';
+import type { DayInput, DayOutput } from '../store/day-rollups.js';
+import { computeDay } from './rollup-compute.js';
 
 // Rollups are background work: lowest CPU priority, so processing and the database win the
 // cores (per thread on Linux; where it cannot be set, normal priority).

@@ -22,35 +22,11 @@ import {
 } from '@feedloop/core';
 import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
 import type { StoredCorrectionClass } from '../store/correction-class.js';
-import { compactLearningSignal, type StoredLearningSignal } from '../store/stored-learning-signal.js';
-import { addHourlyDelta, type HourlyDelta } from './hourly-counts.js';
-import type { ClaimedEvent } from './load-claimed.js';
-
-/** A row of feedback_signals. */
-export interface SignalRow {
-  workspace_id: string;
-  event_id: string;
-  response_id: string;
-  user_id: string | null;
-  session_id: string | null;
-  type: string;
-  status: 'counted' | 'dropped' | 'failed';
-  drop_reason: string | null;
-  error: string | null;
-  polarity: string | null;
-  severity: string | null;
-  categories: string[];
-  signal_class: string | null;
-  value: number | null;
-  weight: number | null;
-  first_pass: boolean | null;
-  learning_signal: StoredLearningSignal | null;
-  /** A counted correction's classification (set after the stages, by classifyClaimedCorrections). */
-  correction: StoredCorrectionClass | null;
-  occurred_at: string;
-  /** 1 / the implicit sample rate the event was kept at; null: not sampled. */
-  sample_weight: number | null;
-}
+import { MAX_ERROR_LENGTH, type SignalRow } from '../store/feedback-signals.js';
+import { compactLearningSignal } from '../store/stored-learning-signal.js';
+import type { HourlyDelta } from '../store/hourly-metrics.js';
+import { addHourlyDelta } from './hourly-counts.js';
+import type { ClaimedEvent } from '../store/claimed-events.js';
 
 /** Everything a batch's processing transaction writes. */
 export interface StageOutput {
@@ -65,9 +41,6 @@ export interface StageOutput {
   /** What counted events add to their workspace-hours (quality alerts' windows). */
   hourly: HourlyDelta[];
 }
-
-/** Errors are kept this long at most in feedback_signals. */
-export const MAX_ERROR_LENGTH = 2_000;
 
 /**
  * Runs the stages over a batch. An event whose stages throw is marked `failed` with the error

@@ -7,8 +7,8 @@
 import { loadSqlGrammars, looksLikeSql, sqlTables, type SqlGrammars } from '@feedloop/core';
 import type { OutboundMessage } from '../emit/outbound-message.js';
 import { cutText } from '../store/correction-class.js';
-import type { ClaimedEvent } from './load-claimed.js';
-import type { SignalRow } from './run-stages.js';
+import type { ClaimedEvent } from '../store/claimed-events.js';
+import type { SignalRow } from '../store/feedback-signals.js';
 
 /** The SQL texts of one event: its correction's original and corrected query, else its response's answer. */
 function sqlTextsOf(c: ClaimedEvent): string[] {

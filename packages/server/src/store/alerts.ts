@@ -7,6 +7,14 @@ import { v7 as uuidv7 } from 'uuid';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { ActiveAlertLabels } from '../metrics.js';
 
+/**
+ * Serializes one workspace's alert evaluations until the caller's transaction ends: two
+ * evaluators of the same workspace would both open the same alert.
+ */
+export async function lockWorkspaceAlerts(tx: SqlExecutor, workspaceId: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('feedloop:alerts:' || $1, 0))`, [workspaceId]);
+}
+
 /** Where an alert stands. */
 export type AlertState = 'pending' | 'firing' | 'resolved';
 

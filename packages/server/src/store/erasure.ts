@@ -7,6 +7,7 @@
  */
 import { normalizeQuery } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { removeExperimentFacts } from './experiment-upkeep.js';
 import { recomputeTags } from './response-list-tags.js';
 
 /** What an erasure removed, per table (rows deleted or stripped). */
@@ -68,20 +69,7 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     report.pipeline_effects = await count(tx, 'DELETE FROM pipeline_effects WHERE messages::text LIKE $1', [pattern]);
     report.webhook_deliveries = await count(tx, 'DELETE FROM webhook_deliveries WHERE workspace_id = $1 AND body::text LIKE $2', [workspaceId, pattern]);
     // Experiments: take the user's responses out of their variants' sums, then their facts.
-    await tx.query(
-      `UPDATE experiment_variant_totals t
-          SET rated = t.rated - f.rated, positive = t.positive - f.positive, corrected = t.corrected - f.corrected, edits = t.edits - f.edits,
-              edit_distance_sum = t.edit_distance_sum - f.eds, scored = t.scored - f.scored, score_sum = t.score_sum - f.ss,
-              score_sum_squares = t.score_sum_squares - f.ssq
-         FROM (SELECT experiment_id, variant, count(*) FILTER (WHERE rated) AS rated, count(*) FILTER (WHERE positive) AS positive,
-                      count(*) FILTER (WHERE corrected) AS corrected, sum(edits) AS edits, sum(edit_distance_sum) AS eds, count(score) AS scored,
-                      COALESCE(sum(score), 0) AS ss, COALESCE(sum(score * score), 0) AS ssq
-                 FROM experiment_response_facts WHERE workspace_id = $1 AND response_id = ANY ($2::text[])
-                GROUP BY experiment_id, variant) f
-        WHERE t.workspace_id = $1 AND t.experiment_id = f.experiment_id AND t.variant = f.variant`,
-      [workspaceId, responseIds],
-    );
-    report.experiment_response_facts = await count(tx, 'DELETE FROM experiment_response_facts WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
+    report.experiment_response_facts = await removeExperimentFacts(tx, workspaceId, responseIds);
     report.score_dirty = await count(tx, 'DELETE FROM score_dirty WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
     report.response_scores = await count(tx, 'DELETE FROM response_scores WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
     // Scores of other users' responses the user voted on: their conflicts name the user until the

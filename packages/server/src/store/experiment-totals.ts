@@ -2,7 +2,7 @@
  * The sufficient statistics of experiments per variant: the responses registered per variant,
  * counted from the index responses_experiment (an index-only scan of the experiment's entries),
  * beside the variant's totals that the pipeline keeps (experiment_variant_totals, see
- * pipeline/experiment-upkeep.ts). Nothing here reads signals or events, so a read costs a count
+ * store/experiment-upkeep.ts). Nothing here reads signals or events, so a read costs a count
  * and a few rows however much feedback the experiment has.
  */
 import type { VariantTotals } from '@feedloop/core';

@@ -13,7 +13,7 @@ export const INSIGHT_EVENTS_LIMIT = 5_000;
 const COMMENT_CHARS = 2_000;
 /**
  * Index probes for the read's responses and signal rows (LATERAL, fenced with OFFSET 0), as in
- * load-claimed.ts: with plain joins the planner hashed the whole tables for the 5,000 rows,
+ * claimed-events.ts: with plain joins the planner hashed the whole tables for the 5,000 rows,
  * 1.0 M signal rows and 100,000 responses read to answer 5,000 (250 ms of a 300 ms read at 1 M
  * events, growing with the workspace).
  */

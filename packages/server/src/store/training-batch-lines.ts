@@ -46,7 +46,7 @@ export async function* correctionDpoLines(db: SqlExecutor, workspaceId: string, 
         ORDER BY e.seq LIMIT ${PAGE}`,
       [workspaceId, batchId, after],
     );
-    // Claims take verified corrections only (pipeline/training-batches.ts): each row is one.
+    // Claims take verified corrections only (store/training-examples.ts): each row is one.
     for (const r of rows) yield JSON.stringify({ prompt: r.prompt, chosen: r.chosen, rejected: r.rejected, provenance: CORRECTION_PROVENANCE });
     if (rows.length < PAGE) return;
     after = Number(rows[rows.length - 1]?.seq);

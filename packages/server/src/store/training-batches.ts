@@ -1,5 +1,6 @@
 /**
- * Reads of training batches: the listing behind `GET /v1/training-batches` and one batch by id.
+ * `training_batches`: the record of each batch made (pipeline/training-batch-maker.ts), the listing
+ * behind `GET /v1/training-batches` and one batch by id.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
 
@@ -62,4 +63,18 @@ export async function listTrainingBatches(db: SqlExecutor, workspaceId: string, 
 export async function findTrainingBatch(db: SqlExecutor, workspaceId: string, id: string): Promise<TrainingBatchView | undefined> {
   const [row] = await db.query<BatchRow>(`SELECT ${COLUMNS} FROM training_batches WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
   return row ? toView(row) : undefined;
+}
+
+/**
+ * Records a batch just written (its file, kind, format and counts) in the caller's transaction.
+ *
+ * @example
+ * await recordTrainingBatch(tx, 'ws_1', { id: 'tb_0190…', kind: 'kto', format: 'kto', eventCount: 312, rowCount: 312, file })
+ */
+export async function recordTrainingBatch(tx: SqlExecutor, workspaceId: string, batch: Omit<TrainingBatchView, 'createdAt'>): Promise<TrainingBatchView> {
+  const [row] = await tx.query<{ created_at: Date }>(
+    `INSERT INTO training_batches (workspace_id, id, kind, format, event_count, row_count, file) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING created_at`,
+    [workspaceId, batch.id, batch.kind, batch.format, batch.eventCount, batch.rowCount, batch.file],
+  );
+  return { ...batch, createdAt: (row?.created_at ?? new Date()).toISOString() };
 }

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { pendingBacklog } from '../../pipeline/stale-pending.js';
+import { pendingBacklog } from '../../store/pipeline-pending.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 

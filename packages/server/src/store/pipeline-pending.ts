@@ -1,10 +1,13 @@
 /**
- * The outbox sweep's query: events still unprocessed after the grace period (their job was lost,
- * e.g. the queue was down when ingest committed). Taking them renews their age, a lease, so the
- * next sweep does not enqueue them again while their new job waits.
+ * `pipeline_pending`, the outbox of committed events waiting for processing: the sweep's query
+ * for events still unprocessed after the grace period (their job was lost, e.g. the queue was
+ * down when ingest committed; taking them renews their age, a lease, so the next sweep does not
+ * enqueue them again while their new job waits), and a workspace's backlog.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import type { EventKey } from './pipeline-jobs.js';
+
+/** A feedback event named by its workspace and id: how ingest hands committed events to processing. */
+export type EventKey = [workspaceId: string, eventId: string];
 
 /**
  * Takes up to `limit` events pending for longer than `graceMs`, oldest first.

@@ -127,3 +127,30 @@ export async function updateExperimentTotals(tx: SqlExecutor, rescored: readonly
     [JSON.stringify(rows)],
   );
 }
+
+/**
+ * Takes responses out of their experiments: their facts are subtracted from their variants'
+ * totals, then deleted (retention and erasure remove responses this way).
+ *
+ * @returns how many fact rows went.
+ * @example
+ * await removeExperimentFacts(tx, 'ws_1', ['r-1', 'r-2']) // 2
+ */
+export async function removeExperimentFacts(tx: SqlExecutor, workspaceId: string, responseIds: readonly string[]): Promise<number> {
+  const p = [workspaceId, [...responseIds]];
+  await tx.query(
+    `UPDATE experiment_variant_totals t
+        SET rated = t.rated - f.rated, positive = t.positive - f.positive, corrected = t.corrected - f.corrected, edits = t.edits - f.edits,
+            edit_distance_sum = t.edit_distance_sum - f.eds, scored = t.scored - f.scored, score_sum = t.score_sum - f.ss,
+            score_sum_squares = t.score_sum_squares - f.ssq
+       FROM (SELECT experiment_id, variant, count(*) FILTER (WHERE rated) AS rated, count(*) FILTER (WHERE positive) AS positive,
+                    count(*) FILTER (WHERE corrected) AS corrected, sum(edits) AS edits, sum(edit_distance_sum) AS eds, count(score) AS scored,
+                    COALESCE(sum(score), 0) AS ss, COALESCE(sum(score * score), 0) AS ssq
+               FROM experiment_response_facts WHERE workspace_id = $1 AND response_id = ANY ($2::text[])
+              GROUP BY experiment_id, variant) f
+      WHERE t.workspace_id = $1 AND t.experiment_id = f.experiment_id AND t.variant = f.variant`,
+    p,
+  );
+  const gone = await tx.query('DELETE FROM experiment_response_facts WHERE workspace_id = $1 AND response_id = ANY ($2::text[]) RETURNING 1', p);
+  return gone.length;
+}

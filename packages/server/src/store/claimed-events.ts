@@ -13,7 +13,7 @@ import {
   type WorkspaceSettings,
 } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
-import type { EventKey } from './pipeline-jobs.js';
+import type { EventKey } from './pipeline-pending.js';
 
 /**
  * Index probes per key (LATERAL, fenced with OFFSET 0): the planner guesses json_to_recordset at

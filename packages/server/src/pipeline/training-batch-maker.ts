@@ -1,0 +1,103 @@
+/**
+ * Training batches (issue 10, ADR-0012's 50-correction trigger): when a workspace's unused
+ * examples of a kind reach the threshold, one transaction claims them (a `training_applied_events`
+ * row per event and kind, migration 0017; a corrections claim also sets the event's
+ * `applied_to_training`), writes the batch's file, records the batch and queues its
+ * `training.batch_ready` message. An event is in exactly one batch of a kind: claims of one
+ * workspace and kind take turns (a transaction-level advisory lock), each reads what the previous
+ * committed, and the table's primary key refuses a second claim of an event whatever happens.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { v7 as uuidv7 } from 'uuid';
+import type { SqlClient } from '../db/sql-client.js';
+import { outboundMessageId, type OutboundMessage } from '../emit/outbound-message.js';
+import { createDeliveries } from '../emit/webhook-store.js';
+import { insertEffect } from '../store/pipeline-effects.js';
+import { TRAINING_BATCH_KINDS, type TrainingBatchKindName } from '../store/training-batch-lines.js';
+import { recordTrainingBatch, type TrainingBatchView } from '../store/training-batches.js';
+import { claimTrainingExamples } from '../store/training-examples.js';
+
+/** Events one batch takes at most; more unused ones make further batches. */
+export const TRAINING_BATCH_MAX_EVENTS = 10_000;
+
+/** What to batch and where. */
+export interface TrainingBatchRequest {
+  workspaceId: string;
+  kind: TrainingBatchKindName;
+  /** Fewer unused examples than this make no batch (the threshold; 1 for a batch on demand). */
+  minEvents: number;
+  /** Folder of the files: `<dir>/<workspace id>/<batch id>.jsonl`. */
+  dir: string;
+  /** Whether messages also go to the stream (kept in the effects outbox until published). */
+  stream: boolean;
+  maxEvents?: number;
+}
+
+/** A batch just made, with what is left to do after its commit. */
+export interface CreatedTrainingBatch {
+  batch: TrainingBatchView;
+  /** Webhook deliveries of its message, to deliver now. */
+  deliveryIds: number[];
+  /** Its effects outbox row (the stream), to apply now. */
+  effectId: number | null;
+}
+
+/** Thrown inside the transaction to roll back a claim too small to make a batch. */
+class TooFew extends Error {}
+
+/**
+ * Claims up to `maxEvents` unused, counted examples of the kind and makes a batch of them, or
+ * makes nothing (and claims nothing) when fewer than `minEvents` are free.
+ *
+ * @example
+ * const made = await createTrainingBatch(db, { workspaceId, kind: 'corrections', minEvents: 50, dir, stream: false });
+ * // made?.batch.eventCount >= 50; a second call right after returns null
+ */
+export async function createTrainingBatch(db: SqlClient, request: TrainingBatchRequest): Promise<CreatedTrainingBatch | null> {
+  const kind = TRAINING_BATCH_KINDS[request.kind];
+  const id = `tb_${uuidv7()}`;
+  const file = join(request.dir, request.workspaceId, `${id}.jsonl`);
+  let wrote = false;
+  try {
+    return await db.transaction(async (tx) => {
+      const claimed = await claimTrainingExamples(tx, request.workspaceId, request.kind, id, request.maxEvents ?? TRAINING_BATCH_MAX_EVENTS);
+      if (claimed < request.minEvents) throw new TooFew();
+      await mkdir(join(request.dir, request.workspaceId), { recursive: true });
+      wrote = true;
+      const rowCount = await writeLines(file, kind.lines(tx, request.workspaceId, id));
+      const batch = await recordTrainingBatch(tx, request.workspaceId, { id, kind: request.kind, format: kind.format, eventCount: claimed, rowCount, file });
+      const message: OutboundMessage = {
+        id: outboundMessageId('training.batch_ready', id),
+        type: 'training.batch_ready',
+        workspaceId: request.workspaceId,
+        createdAt: batch.createdAt,
+        data: { batchId: id, kind: batch.kind, format: batch.format, eventCount: claimed, rowCount, file, download: `/v1/training-batches/${id}/file` },
+      };
+      const deliveryIds = await createDeliveries(tx, [message]);
+      const effectId = request.stream ? await insertEffect(tx, { counters: null, messages: [message] }) : null;
+      return { batch, deliveryIds, effectId };
+    });
+  } catch (err) {
+    if (wrote) await unlink(file).catch(() => undefined);
+    if (err instanceof TooFew) return null;
+    throw err;
+  }
+}
+
+/** Writes each line and a newline to a new file at `path`; resolves with the number of lines once it is flushed. */
+async function writeLines(path: string, lines: AsyncIterable<string>): Promise<number> {
+  let n = 0;
+  await pipeline(
+    async function* () {
+      for await (const line of lines) {
+        n++;
+        yield `${line}\n`;
+      }
+    },
+    createWriteStream(path, { flags: 'wx' }),
+  );
+  return n;
+}
