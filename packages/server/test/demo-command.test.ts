@@ -128,7 +128,7 @@ describe('feedloop demo', () => {
       const databaseUrl = new URL(POSTGRES_URL);
       databaseUrl.pathname = `/${database}`;
       // No lock and no credential in this profile: the server's environment is what the demo shares.
-      const env = { DATABASE_URL: databaseUrl.href, FEEDLOOP_DATA_DIR: join(dir, 'postgres-profile') };
+      const env = { DATABASE_URL: databaseUrl.href, FEEDLOOP_DATA_DIR: join(dir, 'postgres-profile'), FEEDLOOP_ROLLUP_INTERVAL_SECONDS: '2' };
       const server = await startServerProcess(env, 120_000);
       try {
         const run = await feedloop(['demo', '--scale', '0.05', '--json'], { ...env, HOST: '127.0.0.1', PORT: new URL(server.url).port });
