@@ -41,7 +41,7 @@ const USAGE = `Usage: feedloop <command>
   key revoke <keyId> --workspace W
   import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]
                                            replay a dataset as responses and feedback through the API of a running
-                                           server (U default http://127.0.0.1:$PORT, K default $FEEDLOOP_API_KEY)
+                                           server (U default $FEEDLOOP_URL, else http://$HOST:$PORT; K default $FEEDLOOP_API_KEY)
   export <format> --out F|s3://bucket/key [--filter k=v]... [--url U] [--key K] [--s3-endpoint E]
                                            stream GET /v1/exports/<format>?k=v… into a file or an S3 object
   export --batch <id> --out F|s3://bucket/key
