@@ -14,14 +14,15 @@ import { FeedloopError } from './errors.js';
 import { createLogger } from './log.js';
 import { startServer, startWorker } from './server.js';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyKind } from './store/api-keys.js';
-import { createWorkspace, findWorkspace, listWorkspaces } from './store/workspaces.js';
+import { createWorkspace, findWorkspaceByLabel, listWorkspaces } from './store/workspaces.js';
 import type { ApiTarget } from './cli/api-client.js';
 import { describeImport, importFile, isImportSource } from './cli/import-command.js';
 import { openExport, parseDestination, writeExport } from './cli/export-command.js';
 import { formatBytes } from './cli/progress.js';
 import { runDemo } from './cli/demo-command.js';
-import { explainLockedDemo } from './cli/demo-locked.js';
 import { seedRunningServer } from './cli/demo-remote.js';
+import { findRunningServer, reachableUrl, runningServerCredential } from './cli/find-server.js';
+import { createKeyThroughServer } from './cli/admin-client.js';
 import { runMcp } from './cli/mcp-command.js';
 import { submitEvent, submitFeedback } from './cli/submit-command.js';
 
@@ -40,16 +41,18 @@ const USAGE = `Usage: feedloop <command>
   key revoke <keyId> --workspace W
   import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]
                                            replay a dataset as responses and feedback through the API of a running
-                                           server (U default http://127.0.0.1:$PORT, K default $FEEDLOOP_API_KEY)
+                                           server (U default $FEEDLOOP_URL, else http://$HOST:$PORT; K default $FEEDLOOP_API_KEY)
   export <format> --out F|s3://bucket/key [--filter k=v]... [--url U] [--key K] [--s3-endpoint E]
                                            stream GET /v1/exports/<format>?k=v… into a file or an S3 object
   export --batch <id> --out F|s3://bucket/key
                                            the same with a training batch's file
-  demo [--seed-only] [--scale S]           start feedloop with a "demo" workspace seeded with 90 days of data and print
-                                           the dashboard's address and a secret key; --seed-only seeds and exits;
-                                           --scale 0.2 seeds a fifth of the traffic
-  demo --url U --key K [--scale S]         seed the same data into a running server, into the workspace of K, through
-                                           its API (the way while \`feedloop start\` holds the data folder)
+  demo [--seed-only] [--scale S]           a "demo" workspace seeded with 90 days of data, with the dashboard's address
+                                           and a new secret key of it. While feedloop runs (the server holding the data
+                                           folder, else one at HOST:PORT) it seeds that server through its API, with no
+                                           key on the server's machine; else it starts feedloop itself (--seed-only: seeds
+                                           and exits). --scale 0.2 seeds a fifth of the traffic
+  demo --url U [--key K] [--scale S]       seed the server at U (or FEEDLOOP_URL); with K (or FEEDLOOP_API_KEY) into
+                                           the workspace of K
   submit <responseId> --thumbs up|down | --rating 1-5 | --correction FILE [--format sql|code|json|text]
          [--comment C] [--user U] [--url U] [--key K]
                                            send one feedback event from a terminal tool
@@ -71,11 +74,14 @@ async function withDatabase<T>(config: Config, fn: (db: SqlClient) => Promise<T>
 
 async function workspaceOf(db: SqlClient, nameOrId: string | undefined): Promise<string> {
   if (!nameOrId) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--workspace is required', { field: 'workspace' });
-  // Any form `workspace list` prints: the id, the name, or tenant/name.
-  const slash = nameOrId.indexOf('/');
-  const ws = (await findWorkspace(db, nameOrId)) ?? (slash > 0 ? await findWorkspace(db, nameOrId.slice(slash + 1), nameOrId.slice(0, slash)) : undefined);
+  const ws = await findWorkspaceByLabel(db, nameOrId);
   if (!ws) throw new FeedloopError('FEEDLOOP_ERR_WORKSPACE_NOT_FOUND', `no workspace ${nameOrId} (give its id, its name or tenant/name, as workspace list prints them)`, { field: 'workspace' });
   return ws.id;
+}
+
+/** A workspace as `--workspace` takes it: its name, with its tenant when not the default one. */
+function workspaceLabel(ws: { tenantId: string; name: string }): string {
+  return ws.tenantId === 'default' ? ws.name : `${ws.tenantId}/${ws.name}`;
 }
 
 /**
@@ -106,7 +112,7 @@ function stopOnSignals(log: Pick<Logger, 'info' | 'error'>, close: () => Promise
 function apiTarget(url: string | undefined, key: string | undefined, config: Config): ApiTarget {
   const k = key ?? config.client.apiKey;
   if (!k) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--key (or FEEDLOOP_API_KEY) is required: a secret key of the workspace', { field: 'key' });
-  return { url: url ?? config.client.url ?? `http://127.0.0.1:${config.port}`, key: k };
+  return { url: url ?? config.client.url ?? reachableUrl(config.host, config.port), key: k };
 }
 
 /** `--scale`: the share of the demo's traffic to seed, (0, 1]; 1 when not given. */
@@ -151,14 +157,18 @@ async function start(config: Config, apiOnly: boolean): Promise<void> {
   }
   log.info({ url: server.url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'feedloop listening');
   // Every start says where the dashboard is and, when the keys are not printed (every start but
-  // the first), how to get one: never the key itself again.
+  // the first), how to get one, with the workspaces' names: never the key itself again. The
+  // command works while this server runs (through its local admin credential when embedded).
   const dashboard = config.publicUrlGiven ? config.publicUrl : server.url;
+  const names = keys ? [] : (await listWorkspaces(server.services.db)).map(workspaceLabel);
   process.stdout.write(
     `\nDashboard: ${dashboard}/\n` +
       (keys
         ? ''
-        : `Sign in with a secret key of your workspace. Lost it? Make a new one (shown once):\n` +
-          `  npx --no-install feedloop key create --workspace <name>   (npx --no-install feedloop workspace list shows the names)\n`),
+        : `Sign in with a secret key of your workspace. Lost it? Make a new one (shown once), in another terminal:\n` +
+          `  npx --no-install feedloop key create --workspace ${names[0] ?? '<name>'}` +
+          (names.length > 1 ? `   (workspaces: ${names.join(', ')})` : '') +
+          '\n'),
   );
   stopOnSignals(log, () => server.close(), config.shutdownTimeoutMs);
 }
@@ -218,15 +228,23 @@ async function run(argv: string[], out: Out): Promise<void> {
         const all = await listWorkspaces(db);
         out(all.map((w) => `${w.id}  ${w.tenantId}/${w.name}`).join('\n') || '(no workspaces)', all);
       });
-    case 'key create':
+    case 'key create': {
+      const kind = (values.kind ?? 'secret') as KeyKind;
+      if (kind !== 'secret' && kind !== 'public') {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--kind must be secret or public', { field: 'kind' });
+      }
+      // The embedded folder's server makes it when one runs: this process may not open the folder then.
+      const admin = config.databaseUrl ? undefined : runningServerCredential(config.dataDir);
+      if (admin) {
+        if (!values.workspace) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--workspace is required', { field: 'workspace' });
+        const made = await createKeyThroughServer(admin, { workspace: values.workspace, kind, ...(values.name ? { name: values.name } : {}) });
+        return out(`${kind} key ${made.id} (shown once): ${made.key}`, made);
+      }
       return withDatabase(config, async (db) => {
-        const kind = (values.kind ?? 'secret') as KeyKind;
-        if (kind !== 'secret' && kind !== 'public') {
-          throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--kind must be secret or public', { field: 'kind' });
-        }
         const created = await createApiKey(db, await workspaceOf(db, values.workspace), kind, values.name ? { name: values.name } : {});
         out(`${kind} key ${created.info.id} (shown once): ${created.key}`, { ...created.info, key: created.key });
       });
+    }
     case 'key list':
       return withDatabase(config, async (db) => {
         const keys = await listApiKeys(db, await workspaceOf(db, values.workspace));
@@ -262,19 +280,26 @@ async function run(argv: string[], out: Out): Promise<void> {
     case 'demo': {
       const scale = demoScale(values.scale);
       const log = (line: string): void => void process.stderr.write(`${line}\n`);
-      if (values.url !== undefined || values.key !== undefined) {
-        if (values['seed-only']) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--seed-only is for the demo\'s own server, not with --url/--key', { field: 'seed-only' });
-        const report = await seedRunningServer(apiTarget(values.url, values.key, config), { scale, log });
+      const key = values.key ?? config.client.apiKey;
+      // A running server (given, holding the data folder, or at HOST:PORT) is seeded through its
+      // API; with none, the demo starts its own. A key with no server found is meant for one:
+      // the configured address is tried, and the error names it.
+      const running =
+        (await findRunningServer(config, { url: values.url })) ??
+        (key !== undefined ? { url: reachableUrl(config.host, config.port), via: 'HOST and PORT' } : undefined);
+      if (running) {
+        const report = await seedRunningServer(running, { config, key, scale, log });
         return out(
-          `Sent the demo's data (${report.responses} responses, ${report.events} events) to workspace "${report.workspace}" in ${report.seconds} s.\n` +
-            `The server processes it in the background; its rollups (every FEEDLOOP_ROLLUP_INTERVAL_SECONDS, 60 by default) fill the trends.\n` +
-            `Dashboard: ${report.url}/ (with a secret key of that workspace)`,
+          (report.seeded
+            ? `Seeded workspace "${report.workspace}" with the demo's data (${report.responses} responses, ${report.events} events${report.failed ? `, ${report.failed} failed: GET /v1/pipeline lists them` : ''}) in ${report.seconds} s; the server has processed it.\n`
+            : `The demo workspace exists already on ${report.url}; its data is left as it is.\n`) +
+            `Its trends fill at the server's next rollup (every FEEDLOOP_ROLLUP_INTERVAL_SECONDS, 60 by default).\n` +
+            `Dashboard: ${report.url}/\n` +
+            (report.secretKey ? `Secret key of workspace "${report.workspace}" (new, shown once): ${report.secretKey}` : `Sign in with the key you gave (a secret key of "${report.workspace}").`),
           report,
         );
       }
-      const { report, server } = await runDemo(config, { seedOnly: values['seed-only'] === true, scale, log }).catch(async (err: unknown) => {
-        throw await explainLockedDemo(err, config);
-      });
+      const { report, server } = await runDemo(config, { seedOnly: values['seed-only'] === true, scale, log });
       out(
         `${report.seeded ? `Seeded the demo workspace (${report.responses} responses, ${report.events} events) in ${report.seconds} s.` : 'The demo workspace exists already; its data is left as it is.'}\n` +
           `Dashboard: ${report.url}/\nSecret key (new, shown once): ${report.secretKey}` +

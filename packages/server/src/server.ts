@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
 import type { Config } from './config.js';
 import { migrateOpened, type MigrationReport } from './db/migrate.js';
-import { openDatabase } from './db/open-database.js';
+import { newLocalAdminToken, writeLocalAdminCredential } from './db/local-admin-credential.js';
+import { openDatabase, type OpenedDatabase } from './db/open-database.js';
 import { heavyReadClient, type SqlClient } from './db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
 import { buildApp, type AppOptions } from './http/app.js';
@@ -113,22 +114,31 @@ export async function openSink(config: Config): Promise<StreamSink | undefined> 
 
 /**
  * Starts a server from a configuration: the API and, unless `worker: false`, the pipeline's
- * worker in the same process (the embedded profile always runs both).
+ * worker in the same process (the embedded profile always runs both). On an embedded data folder
+ * it announces its address in the folder's lock and writes a local admin credential there, so
+ * the CLI on this machine finds it and may make keys through it (`feedloop demo`).
  *
  * @example
  * const server = await startServer(loadConfig()); console.log(server.url);
  */
 export async function startServer(config: Config, options: AppOptions & { db?: SqlClient; worker?: boolean } = {}): Promise<RunningServer> {
-  const db = options.db ?? (await openDatabase(config));
+  const db: OpenedDatabase = options.db ?? (await openDatabase(config));
   let sink: StreamSink | undefined;
+  let removeCredential = (): void => undefined;
   try {
     const migrations = await migrateOpened(db);
     const report = await bootstrap(db, config);
     sink = await openSink(config);
     const { services, close } = createServices(config, db, { log: createLogger(config), ...(sink ? { sink } : {}) });
     if (options.worker !== false || !config.redisUrl) await services.pipeline.startWorker();
-    const app = await buildApp(services, { logger: logOptions(config), ...options });
+    const lock = db.dataDirLock;
+    const adminToken = lock ? newLocalAdminToken() : undefined;
+    const app = await buildApp(services, { logger: logOptions(config), ...options, ...(adminToken ? { adminToken } : {}) });
     const url = await app.listen({ port: config.port, host: config.host });
+    if (lock && adminToken) {
+      removeCredential = writeLocalAdminCredential(config.dataDir, { url, token: adminToken });
+      lock.announce({ url });
+    }
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -138,6 +148,7 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
       url,
       close() {
         closing ??= (async () => {
+          removeCredential();
           await closeHttp(app, config.shutdownTimeoutMs);
           await close();
           await db.close();
@@ -146,6 +157,7 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
       },
     };
   } catch (err) {
+    removeCredential();
     await sink?.close();
     if (!options.db) await db.close();
     throw err;

@@ -4,12 +4,13 @@
  * process, as in real life).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { acquireDataDirLock } from '../src/db/data-dir-lock.js';
+import { acquireDataDirLock, readDataDirLock } from '../src/db/data-dir-lock.js';
+import { readLocalAdminCredential, writeLocalAdminCredential } from '../src/db/local-admin-credential.js';
 import { procStartTime, procState, within } from './process-helpers.js';
 
 const LOCK_MODULE = fileURLToPath(new URL('../dist/db/data-dir-lock.js', import.meta.url));
@@ -92,6 +93,48 @@ describe('data folder lock', () => {
     } finally {
       lock.release();
     }
+  });
+
+  it("announces its owner's address, read back as live; a dead owner's address reads as stale", () => {
+    const dir = freshDir();
+    expect(readDataDirLock(dir)).toBeUndefined();
+    const lock = acquireDataDirLock(dir);
+    const token = (JSON.parse(readFileSync(lock.path, 'utf8')) as { token: string }).token;
+    expect(readDataDirLock(dir)).toEqual({ pid: process.pid, live: true, url: undefined });
+    lock.announce({ url: 'http://127.0.0.1:8787' });
+    expect(readDataDirLock(dir)).toEqual({ pid: process.pid, live: true, url: 'http://127.0.0.1:8787' });
+    // The same lock (its token), still refusing a second starter; no temporary file left.
+    expect((JSON.parse(readFileSync(lock.path, 'utf8')) as { token: string }).token).toBe(token);
+    lockedMessage(() => acquireDataDirLock(dir));
+    expect(readdirSync(dir)).toEqual(['feedloop.lock']);
+    lock.release();
+    expect(readDataDirLock(dir)).toBeUndefined();
+    // A released lock is not announced again.
+    lock.announce({ url: 'http://127.0.0.1:9999' });
+    expect(existsSync(join(dir, 'feedloop.lock'))).toBe(false);
+
+    const pid = deadPid();
+    writeLock(dir, JSON.stringify({ pid, token: 'abc', url: 'http://127.0.0.1:8787/' }));
+    expect(readDataDirLock(dir)).toEqual({ pid, live: false, url: 'http://127.0.0.1:8787' });
+    // Anyone may write a lock: an address that is not http(s) is none.
+    writeLock(dir, JSON.stringify({ pid: process.pid, token: 'abc', url: 'file:///etc/passwd' }));
+    expect(readDataDirLock(dir)?.url).toBeUndefined();
+  });
+
+  it('keeps the local admin credential owner-only, and a stopping server removes only its own', () => {
+    const dir = freshDir();
+    spawnSync('mkdir', ['-p', dir]);
+    const remove = writeLocalAdminCredential(dir, { url: 'http://127.0.0.1:8787', token: 'fl_admin_first' });
+    const path = join(dir, 'admin-credential.json');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readLocalAdminCredential(dir)).toEqual({ url: 'http://127.0.0.1:8787', token: 'fl_admin_first' });
+    // A later server (the first was killed) wrote its own: the first's removal leaves it.
+    const removeLater = writeLocalAdminCredential(dir, { url: 'http://127.0.0.1:8788', token: 'fl_admin_later' });
+    remove();
+    expect(readLocalAdminCredential(dir)?.token).toBe('fl_admin_later');
+    removeLater();
+    expect(readLocalAdminCredential(dir)).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('takes over a lock whose owner is dead, or that is empty or unreadable', () => {

@@ -3,14 +3,15 @@
  * process group, the whole group killed with SIGKILL, and `npm start` again at once on the same
  * data folder. The killed server is kept unreaped (a zombie, as under a slow supervisor or
  * container init): its parent is a small Python process made a "child subreaper" that never waits,
- * so the restart meets exactly the lock the issue saw refused.
+ * so the restart meets exactly the lock the issue saw refused. The later start says how to get a
+ * key, and the command it prints works as printed while it runs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, procState, REPO_ROOT } from './process-helpers.js';
+import { CLI_PATH, freePort, procState, REPO_ROOT } from './process-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'feedloop-restart-'));
 const dataDir = join(dir, 'data');
@@ -84,6 +85,14 @@ async function waitHealthy(s: Started): Promise<void> {
   }
 }
 
+/** Waits until a start has printed `text` (it prints after it answers /healthz). */
+async function waitOutput(s: Started, text: string): Promise<void> {
+  for (const deadline = Date.now() + 30_000; !s.output().includes(text); ) {
+    if (Date.now() > deadline) throw new Error(`npm start did not print ${text}:\n${s.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** The pid a lock names (a bare pid, as feedloop wrote before, or the JSON record). */
 function lockOwner(): number {
   const parsed = JSON.parse(readFileSync(join(dataDir, 'feedloop.lock'), 'utf8')) as number | { pid: number };
@@ -124,10 +133,19 @@ describe.runIf(process.platform === 'linux')('restart after SIGKILL of npm start
     await waitHealthy(second);
     expect(procState(owner.pid)).toBe('Z');
     // A later start prints the dashboard and how to get a key, never the key again.
+    await waitOutput(second, 'Dashboard:');
     expect(second.output()).toContain(`Dashboard: ${second.url}/`);
-    expect(second.output()).toContain('feedloop key create --workspace <name>');
     expect(second.output()).not.toContain(secretKey as string);
     expect(first.output()).toContain(`Dashboard: ${first.url}/`);
+    // The command it prints names the workspace and works as printed while the server runs (it
+    // holds the folder: the key is made through its local admin credential).
+    const printed = /npx --no-install feedloop (key create --workspace \S+)/.exec(second.output())?.[1];
+    expect(printed, second.output()).toBe('key create --workspace default');
+    const made = spawnSync(process.execPath, [CLI_PATH, ...(printed as string).split(' '), '--json'], { cwd: REPO_ROOT, env: env(Number(new URL(second.url).port)), encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const newKey = (JSON.parse(made.stdout) as { key: string }).key;
+    const mine = await fetch(`${second.url}/v1/workspace`, { headers: { authorization: `Bearer ${newKey}` } });
+    expect(((await mine.json()) as { name: string }).name).toBe('default');
     // Same folder, same data: the key the first start printed works on the second.
     const ws = await fetch(`${second.url}/v1/workspace`, { headers: { authorization: `Bearer ${secretKey}` } });
     expect(ws.status).toBe(200);

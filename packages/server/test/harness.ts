@@ -150,7 +150,7 @@ export interface TestApp {
  * const t = await startTestApp(await backend.open());
  * await t.app.inject({ method: 'POST', url: '/v1/feedback', headers: t.auth, payload: {...} });
  */
-export async function startTestApp(database: TestDatabase, env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(database: TestDatabase, env: Record<string, string> = {}, options: { worker?: boolean; adminToken?: string } = {}): Promise<TestApp> {
   // A Redis prefix of its own: suites share one Redis, and must never share queues or counters.
   const config: Config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -171,7 +171,7 @@ export async function startTestApp(database: TestDatabase, env: Record<string, s
   const sink = await openSink(config);
   const { services, close } = createServices(config, db, sink ? { sink } : {});
   if (options.worker) await services.pipeline.startWorker();
-  const app = await buildApp(services, { logger: false });
+  const app = await buildApp(services, { logger: false, ...(options.adminToken ? { adminToken: options.adminToken } : {}) });
   await app.ready();
   return {
     app,

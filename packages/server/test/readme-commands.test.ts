@@ -298,7 +298,7 @@ describe.skipIf(!postgres?.available || !redisUp)('README: Production profile an
       'feedloop import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]', // import-jsonl-cli.test.ts
       'feedloop export <format>|--batch <id> --out F|s3://bucket/key', // export-cli.test.ts
       'feedloop demo [--seed-only] [--scale S]', // dashboard-e2e.test.ts, demo-command.test.ts
-      'feedloop demo --url U --key K [--scale S]', // demo-command.test.ts (real processes)
+      'feedloop demo --url U [--key K] [--scale S]', // demo-command.test.ts (real processes)
       'feedloop mcp', // mcp.test.ts
     ];
     const documented = cliLines.map((l) => l.split(/\s{2,}/)[0] as string);

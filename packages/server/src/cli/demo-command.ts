@@ -4,19 +4,16 @@
  * as an application would, waits until the pipeline has processed it and the rollups and alerts
  * have run, and prints the dashboard's address and the workspace's secret key. `--seed-only`
  * stops the server once the data is in (for a test, or to start it later with `feedloop start`).
+ * This is the demo when no feedloop runs; beside a running one, cli/demo-remote.ts seeds that
+ * server instead (cli/find-server.ts decides).
  */
 import type { Config } from '../config.js';
-import type { SqlClient } from '../db/sql-client.js';
 import { startServer, type RunningServer } from '../server.js';
-import { createApiKey } from '../store/api-keys.js';
-import { createWorkspace } from '../store/workspaces.js';
 import type { ApiTarget } from './api-client.js';
 import { demoData } from './demo-data.js';
 import { sendDemoData } from './demo-send.js';
 import { settleDemo } from './demo-settle.js';
-
-/** The demo's workspace name. */
-export const DEMO_WORKSPACE = 'demo';
+import { demoWorkspaceKey } from './demo-workspace.js';
 /** How long processing, rescores and rollups may take before the demo gives up. */
 const SETTLE_TIMEOUT_MS = 300_000;
 
@@ -29,15 +26,6 @@ export interface DemoReport {
   responses: number;
   events: number;
   seconds: number;
-}
-
-/**
- * Creates the demo workspace (the one place a test or a merge changes its settings); `created:
- * false` when a previous run made it, whose data is then left as it is.
- */
-async function demoWorkspace(db: SqlClient): Promise<{ id: string; created: boolean }> {
-  const { workspace, created } = await createWorkspace(db, { name: DEMO_WORKSPACE, settings: { implicitConsent: 'assumed' } });
-  return { id: workspace.id, created };
 }
 
 /**
@@ -54,9 +42,8 @@ export async function runDemo(config: Config, options: { seedOnly: boolean; now?
   const server = await startServer(config, { worker: true });
   log(`started in ${seconds(began)} s`);
   const db = server.services.db;
-  const ws = await demoWorkspace(db);
-  const key = await createApiKey(db, ws.id, 'secret', { name: 'demo' });
-  const target: ApiTarget = { url: server.url, key: key.key };
+  const ws = await demoWorkspaceKey(db);
+  const target: ApiTarget = { url: server.url, key: ws.key };
   let responses = 0;
   let events = 0;
   if (ws.created) {
@@ -71,7 +58,7 @@ export async function runDemo(config: Config, options: { seedOnly: boolean; now?
     await settleDemo(db, ws.id, SETTLE_TIMEOUT_MS);
     log(`processed in ${seconds(settling)} s`);
   }
-  const report: DemoReport = { url: config.port === 0 ? server.url : config.publicUrl, workspaceId: ws.id, secretKey: key.key, seeded: ws.created, responses, events, seconds: seconds(began) };
+  const report: DemoReport = { url: config.port === 0 ? server.url : config.publicUrl, workspaceId: ws.id, secretKey: ws.key, seeded: ws.created, responses, events, seconds: seconds(began) };
   if (options.seedOnly) await server.close();
   return { report, server };
 }

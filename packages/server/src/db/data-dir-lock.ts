@@ -12,6 +12,9 @@
  * `feedloop.lock.takeover-<token of the stale lock>-0` (link() fails when it exists) may replace
  * that lock, after checking it is still the one it judged. A claim whose maker died is passed
  * over by making claim `-1`, and so on, so a starter killed mid-takeover blocks nobody either.
+ *
+ * Once it listens, the owner announces its address in the lock (`url`), so a command run on the
+ * same folder (`feedloop demo`) finds the running server without being told where it is.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +25,18 @@ import { currentProcessIdentity, isProcessRunning, type ProcessIdentity } from '
 /** A held lock; `release` removes it. */
 export interface DataDirLock {
   readonly path: string;
+  /** Adds the owner's address to the lock (rewritten whole, under the same token). */
+  announce(details: { url: string }): void;
   release(): void;
+}
+
+/** Who holds a data folder, as {@link readDataDirLock} finds it. */
+export interface DataDirHolder {
+  pid: number | undefined;
+  /** Whether that process still runs (a dead owner's lock is stale: the next start takes it over). */
+  live: boolean;
+  /** The address the owner announced once listening; absent while it starts. */
+  url: string | undefined;
 }
 
 /** Options of {@link acquireDataDirLock}. */
@@ -41,6 +55,18 @@ const MAX_CLAIMS = 1_000;
 interface LockRecord {
   readonly owner: ProcessIdentity | undefined;
   readonly token: string;
+  readonly url?: string;
+}
+
+/** An announced address: an absolute http(s) URL, else none (a lock is anyone's to write). */
+function announcedUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a lock (or claim) file; `undefined` when it does not exist. */
@@ -60,10 +86,12 @@ function readRecord(path: string): LockRecord | undefined {
     return { owner: pid === process.pid ? undefined : { pid }, token: fallbackToken };
   }
   try {
-    const parsed = JSON.parse(text) as Partial<ProcessIdentity> & { token?: unknown };
+    const parsed = JSON.parse(text) as Partial<ProcessIdentity> & { token?: unknown; url?: unknown };
     const token = typeof parsed.token === 'string' && /^[0-9a-z]{1,64}$/.test(parsed.token) ? parsed.token : fallbackToken;
     if (typeof parsed.pid !== 'number') return { owner: undefined, token };
+    const url = announcedUrl(parsed.url);
     return {
+      ...(url ? { url } : {}),
       owner: {
         pid: parsed.pid,
         ...(typeof parsed.start === 'string' ? { start: parsed.start } : {}),
@@ -178,9 +206,30 @@ export function acquireDataDirLock(dataDir: string, options: DataDirLockOptions 
   let held = true;
   return {
     path,
+    announce({ url }) {
+      if (!held || readRecord(path)?.token !== token) return;
+      // Born complete under a private name, then renamed over the lock: readers see the old
+      // record or the new one, and a starter judging it sees the same live owner and token.
+      const next = `${path}.${token}.announce${TEMP_SUFFIX}`;
+      writeFileSync(next, `${JSON.stringify({ ...currentProcessIdentity(), token, url })}\n`);
+      renameSync(next, path);
+    },
     release() {
       if (held && readRecord(path)?.token === token) rmSync(path, { force: true });
       held = false;
     },
   };
+}
+
+/**
+ * Who holds a data folder's lock, without taking it: `undefined` when nobody does (no lock file).
+ * A lock left by a dead process reads `live: false`.
+ *
+ * @example
+ * const holder = readDataDirLock('./.feedloop'); if (holder?.live) console.log(holder.url);
+ */
+export function readDataDirLock(dataDir: string): DataDirHolder | undefined {
+  const record = readRecord(join(dataDir, LOCK_FILE));
+  if (!record) return undefined;
+  return { pid: record.owner?.pid, live: isLive(record), url: record.url };
 }

@@ -4,14 +4,17 @@
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { acquireDataDirLock } from './data-dir-lock.js';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { openPglite } from './pglite-client.js';
 import { ensurePgliteDataDir } from './pglite-initdb.js';
 import type { MigrationReport } from './migrate.js';
 import type { SqlClient } from './sql-client.js';
 
-/** An opened database; an embedded folder created now says which migrations its creation applied. */
-export type OpenedDatabase = SqlClient & { readonly appliedAtCreation?: MigrationReport['applied'] };
+/**
+ * An opened database; an embedded folder created now says which migrations its creation applied,
+ * and an embedded one carries its folder's lock (the server announces its address in it).
+ */
+export type OpenedDatabase = SqlClient & { readonly appliedAtCreation?: MigrationReport['applied']; readonly dataDirLock?: DataDirLock };
 
 /**
  * Opens and returns the database; closing it also releases the data folder lock.
@@ -37,6 +40,7 @@ export async function openDatabase(
     return {
       ...db,
       appliedAtCreation,
+      dataDirLock: lock,
       close: async () => {
         try {
           await db.close();

@@ -36,6 +36,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { responseListRoutes } from './routes/response-list.js';
 import { alertPreviewRoutes } from './routes/alert-preview.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { adminRoutes } from './routes/admin.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -44,6 +45,8 @@ import { zodValidatorCompiler } from './validation.js';
 export interface AppOptions {
   /** A pino logger config or `false`; default: JSON logs at the configured level. */
   logger?: boolean | { level: string };
+  /** The local admin credential's token (db/local-admin-credential.ts): with it, the `/v1/admin` routes. */
+  adminToken?: string;
 }
 
 /**
@@ -77,7 +80,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.setReplySerializer((payload) => JSON.stringify(payload, roundingReplacer));
   installShutdown(app);
   installErrorHandlers(app, metrics);
-  installAuth(app, services.keys);
+  installAuth(app, services.keys, options.adminToken);
   // After authentication (hooks run in order): public keys' rate limit and body cap, before the body is read.
   installPublicLimits(app, config, services.ingest);
   // UTF-8, faithful numbers, storable query/params/body and nesting depth, on every route (issue 22).
@@ -131,5 +134,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(responseListRoutes, services);
   await app.register(alertPreviewRoutes, services);
   await app.register(mcpRoutes, services);
+  if (options.adminToken !== undefined) await app.register(adminRoutes, services);
   return app;
 }

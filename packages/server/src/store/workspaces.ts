@@ -67,6 +67,18 @@ export async function findWorkspace(db: SqlExecutor, idOrName: string, tenantId 
   return rows[0] ? toWorkspace(rows[0]) : undefined;
 }
 
+/**
+ * Finds a workspace by any form `feedloop workspace list` prints: its id, its name (in the
+ * `default` tenant), or `tenant/name`.
+ *
+ * @example
+ * await findWorkspaceByLabel(db, 'acme/support-bot') // Workspace | undefined
+ */
+export async function findWorkspaceByLabel(db: SqlExecutor, label: string): Promise<Workspace | undefined> {
+  const slash = label.indexOf('/');
+  return (await findWorkspace(db, label)) ?? (slash > 0 ? await findWorkspace(db, label.slice(slash + 1), label.slice(0, slash)) : undefined);
+}
+
 /** Lists all workspaces, oldest first. */
 export async function listWorkspaces(db: SqlExecutor): Promise<Workspace[]> {
   return (await db.query<WorkspaceRow>('SELECT * FROM workspaces ORDER BY created_at, id')).map(toWorkspace);
