@@ -18,6 +18,7 @@ import {
   emptyReport,
   emptyTally,
   estimateTokens,
+  exclusionReasons,
   eventVerdict,
   ktoRows,
   nliSamples,
