@@ -147,9 +147,10 @@ describe('preference pairs', () => {
     const same = record(response('r-s', 'q', 'answer'), event('correction', { corrected: ' answer ' }));
     expect(preferencePairs(group(same), tally.excluded)).toEqual([]);
     expect(tally.excluded.tie).toBe(1);
-    // Named apart from 3-star ties by the report's reasons.
+    // Named apart from 3-star ties by the report's reasons (the corrected answer, judged negative,
+    // also has no positive answer to pair with).
     expect(tally.excluded.sameText).toBe(1);
-    expect(exclusionReasons('trl-dpo', DEFAULT_EXPORT_OPTIONS, tally.excluded).leftOut).toEqual({ sameText: 1 });
+    expect(exclusionReasons('trl-dpo', DEFAULT_EXPORT_OPTIONS, tally.excluded).leftOut).toEqual({ sameText: 1, unpaired: 1 });
   });
 });
 
