@@ -19,7 +19,7 @@ interface DataEvent { id: string; responseId: string; type: string; userId: stri
 interface DataResponse { id: string; query: string; agent: string | null; model: string | null; createdAt: string }
 interface DataDocument {
   userId: string; consent: ConsentView; responses: DataResponse[]; events: DataEvent[]; signals: Array<{ eventId: string; status: string }>;
-  scores: unknown[]; dailyStats: Array<{ day: string; sums: { events: number; positiveRatings: number; negativeRatings: number } }>; truncated: boolean;
+  scores: unknown[]; dailyStats: Array<{ day: string; sums: { events: number; responses: number; positiveRatings: number; negativeRatings: number } }>; truncated: boolean;
 }
 interface MemoryItem { kind: string; text: string; support: number; weight: number; eventIds?: string[] }
 interface Workspace { settings: { implicitConsent?: 'required' | 'assumed' } }
@@ -220,11 +220,12 @@ function DataSections({ d }: { d: DataDocument }) {
         {days.length === 0 ? <p class="note">No rolled-up days yet.</p> : (
           <div class="table-wrap">
             <table class="stack">
-              <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="n">Counted events</th><th scope="col" class="n">Positive</th><th scope="col" class="n">Negative</th></tr></thead>
+              <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="n">Responses</th><th scope="col" class="n">Counted events</th><th scope="col" class="n">Positive</th><th scope="col" class="n">Negative</th></tr></thead>
               <tbody>
                 {shownDays.map((x) => (
                   <tr key={x.day}>
                     <td data-label="Day (UTC)">{x.day}</td>
+                    <td data-label="Responses" class="n">{num(x.sums.responses)}</td>
                     <td data-label="Counted events" class="n">{num(x.sums.events)}</td>
                     <td data-label="Positive" class="n">{num(x.sums.positiveRatings)}</td>
                     <td data-label="Negative" class="n">{num(x.sums.negativeRatings)}</td>
