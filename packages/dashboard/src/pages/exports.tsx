@@ -38,7 +38,7 @@ function ReasonRows({ counts, kind }: { counts: Record<string, number>; kind: st
         <tr key={`${kind}-${reason}`} data-reason={reason}>
           <td data-label="What">{kind}</td>
           <td data-label="Count" class="n">{num(n)}</td>
-          <td data-label="Why">{REASONS[reason] ?? reason} <code class="ids">{reason}</code></td>
+          <td data-label="Why"><span class="val">{REASONS[reason] ?? reason} <code class="ids">{reason}</code></span></td>
         </tr>
       ))}
     </>
@@ -113,7 +113,7 @@ export function Exports() {
                 <tbody>
                   {b.batches.map((x) => (
                     <tr key={x.id}>
-                      <td data-label="Batch"><code class="ids">{x.id}</code>{x.createdAt ? ` · ${new Date(x.createdAt).toLocaleString()}` : ''}</td>
+                      <td data-label="Batch"><span class="val"><code class="ids">{x.id}</code>{x.createdAt ? ` · ${new Date(x.createdAt).toLocaleString()}` : ''}</span></td>
                       <td data-label="Kind">{x.kind}</td>
                       <td data-label="Format">{x.format}</td>
                       <td data-label="Events" class="n">{num(x.eventCount)}</td>
