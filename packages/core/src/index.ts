@@ -241,6 +241,7 @@ export {
   type ExportTally,
 } from './training/export-formats.js';
 export { ktoRows, type KtoRow } from './training/kto.js';
+export { DEDUP_REASONS, LEFT_OUT_REASONS, exclusionReasons, type ReasonCounts } from './training/left-out.js';
 export { DEFAULT_NLI_WEIGHT, nliSamples, type NliSample } from './training/nli.js';
 export { openaiPreferenceRow, preferencePairs, trlDpoRow, type OpenAiPreferenceRow, type PairSource, type PreferencePair } from './training/preference.js';
 export { eventSignals, responseSignal, rewardPairRow, type RewardPairRow } from './training/reward.js';

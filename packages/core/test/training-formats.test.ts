@@ -18,6 +18,7 @@ import {
   emptyReport,
   emptyTally,
   estimateTokens,
+  exclusionReasons,
   eventVerdict,
   ktoRows,
   nliSamples,
@@ -128,7 +129,9 @@ describe('preference pairs', () => {
     const tally = emptyTally();
     const pairs = preferencePairs(group(GOOD2, BAD, GOOD, TIE, BOTH), tally.excluded);
     expect(pairs.map((p) => [p.chosen, p.rejected, p.source])).toEqual([['Acme and Globex.', 'No idea.', 'contrast']]);
-    expect(tally.excluded).toEqual({ tie: 1, contradictory: 1, duplicate: 0 });
+    // GOOD2, the second positive answer, has no negative answer left to pair with.
+    expect(tally.excluded).toEqual({ tie: 1, contradictory: 1, duplicate: 0, unpaired: 1 });
+    expect(exclusionReasons('trl-dpo', DEFAULT_EXPORT_OPTIONS, tally.excluded)).toEqual({ deduplicated: {}, leftOut: { neutralRating: 1, contradictory: 1, unpaired: 1 } });
   });
 
   it('pair reviewed answers first, as review pairs', () => {
@@ -144,6 +147,10 @@ describe('preference pairs', () => {
     const same = record(response('r-s', 'q', 'answer'), event('correction', { corrected: ' answer ' }));
     expect(preferencePairs(group(same), tally.excluded)).toEqual([]);
     expect(tally.excluded.tie).toBe(1);
+    // Named apart from 3-star ties by the report's reasons (the corrected answer, judged negative,
+    // also has no positive answer to pair with).
+    expect(tally.excluded.sameText).toBe(1);
+    expect(exclusionReasons('trl-dpo', DEFAULT_EXPORT_OPTIONS, tally.excluded).leftOut).toEqual({ sameText: 1, unpaired: 1 });
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * The dashboard's shell: the login (a workspace secret key, kept in sessionStorage), the
- * navigation and hash routing (`#/overview`, `#/responses`…: the key never appears in a URL).
+ * navigation and hash routing (`#/overview`, `#/responses/<id>`…, route.ts: the key never appears in a URL).
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, clearKey, saveKey, sessionKey } from './api.js';
+import { parseRoute } from './route.js';
 import { Alerts } from './pages/alerts.js';
 import { Documents } from './pages/documents.js';
 import { Experiments } from './pages/experiments.js';
@@ -30,7 +31,7 @@ const PAGES = {
 type PageName = keyof typeof PAGES;
 
 const pageOf = (hash: string): PageName => {
-  const name = hash.replace(/^#\/?/, '').split('?')[0] as PageName;
+  const name = parseRoute(hash).page as PageName;
   return name in PAGES ? name : 'overview';
 };
 

@@ -259,7 +259,21 @@ for (const backend of BACKENDS) {
       expect(report).toMatchObject({ format: 'openai-preference', rows: 2, valid: 2, errors: {} });
       // x-tie (3 stars) is a tie; x-both (up and down) contradictory; x-good2 is a positive left without a negative.
       expect(report.excluded).toEqual({ tie: 1, contradictory: 1, duplicate: 0 });
+      // The same by reason, and what the raw counters never said: judged answers with no opposite
+      // answer to pair with (x-good2 among them), and no same-text pair here.
+      expect(report.leftOut).toEqual({ neutralRating: 1, contradictory: 1, unpaired: expect.any(Number) });
+      expect(report.leftOut.unpaired).toBeGreaterThanOrEqual(1);
+      expect(report.deduplicated).toEqual({});
+      expect(report.read.responses).toBeGreaterThan(0);
+      expect(report.read.events).toBe(Object.values(report.read.eventsByType as Record<string, number>).reduce((a, b) => a + b, 0));
       expect(report.tokens.max).toBeGreaterThan(0);
+      // With dedup, rows of one prompt beyond the first are counted as deduplicated, by reason;
+      // without it they are rows: written + deduplicated is the same either way.
+      const deduped = (await get('/v1/exports/trl-kto?validate=true')).json();
+      const all = (await get('/v1/exports/trl-kto?validate=true&dedup=false')).json();
+      expect(deduped.deduplicated.sameAnswerAndLabel).toBeGreaterThan(0);
+      expect(deduped.rows + deduped.deduplicated.sameAnswerAndLabel).toBe(all.rows);
+      expect(all.deduplicated).toEqual({});
       const tight = (await get('/v1/exports/openai-chat?validate=true&maxTokens=5')).json();
       expect(tight.errors.too_long).toBe(tight.rows);
       expect(tight.valid).toBe(0);

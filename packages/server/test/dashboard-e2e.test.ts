@@ -1,9 +1,11 @@
 /**
  * The dashboard end to end: a real server (embedded database) seeded by `feedloop demo`'s code
  * (a fifth of its traffic, to keep the test short), the built dashboard, and Debian's Chromium.
- * Every page loads without console errors; filters change the response list; an alert rule edit
- * is saved; an export downloads; the Documents and Users pages show the documents, privacy and
- * memory APIs' answers. Screenshots of each page at 1280 px and 390 px go to docs/screenshots/.
+ * Every page loads without console errors, and on a phone (390 px) nothing is wider than the
+ * screen and no table is cut off; filters offer the workspace's own values and change the response
+ * list; a response's detail loads from its own URL; the Users list searches and a consent switch
+ * persists; Exports says what it leaves out as `?validate=true` does; an alert rule edit is saved;
+ * an export downloads. Screenshots of each page at 1280 px and 390 px go to docs/screenshots/.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +24,11 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const SHOTS = join(ROOT, 'docs/screenshots');
 const PAGES = ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'exports', 'settings'];
 const hasChromium = chromiumAvailable();
+
+/** Elements of the page's main part that scroll sideways inside themselves (a table cut off). */
+const CUT_OFF = `[...document.querySelectorAll('main table, main .table-wrap, main .card, main form')]
+  .filter((e) => e.scrollWidth > e.clientWidth + 1)
+  .map((e) => (e.getAttribute('aria-label') || e.className || e.tagName) + ': ' + e.scrollWidth + ' > ' + e.clientWidth)`;
 
 describe.skipIf(!hasChromium)('dashboard end to end', () => {
   let server: RunningServer;
@@ -72,47 +79,19 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     expect(errors.every((e) => e.includes('401'))).toBe(true);
   });
 
-  for (const [width, height, tag] of [[1280, 900, '1280'], [390, 844, 'phone']] as const) {
-    it(`loads every page without console errors at ${tag}`, async () => {
-      const { page, errors, context } = await loggedIn(width, height);
-      const overflow: string[] = [];
-      for (const name of PAGES) {
-        await page.goto(`${url}/#/${name}`);
-        await page.waitForSelector('main h1');
-        await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
-        await page.waitForTimeout(150);
-        await page.screenshot({ path: join(SHOTS, `${name}-${tag}.png`), fullPage: true });
-        expect(await page.textContent('main h1')).toBeTruthy();
-        // Nothing wider than the screen (a phone scrolls down, never sideways), every tab on it.
-        overflow.push(...(await page.evaluate((n) => (document.documentElement.scrollWidth > document.documentElement.clientWidth ? [`${n}: ${document.documentElement.scrollWidth} > ${document.documentElement.clientWidth}`] : []), name)));
-        const tabs = await page.evaluate(() => Array.from(document.querySelectorAll('nav a')).map((a) => { const r = a.getBoundingClientRect(); return { text: a.textContent, inside: r.left >= 0 && r.right <= window.innerWidth && r.width > 0 }; }));
-        expect(tabs.filter((t) => !t.inside), name).toEqual([]);
-      }
-      expect(overflow).toEqual([]);
-      // Documents: the demo's outdated document is in the ranking, least effective first.
-      await page.goto(`${url}/#/documents`);
-      await page.selectOption('#sort', 'asc');
-      await page.waitForSelector('text=doc-old-retention-2023');
-      // Users: one demo user's consent, memory and data, from the privacy and memory APIs.
-      await page.goto(`${url}/#/users`);
-      await page.fill('#user', 'user-7');
-      await page.click('form.toolbar button[type=submit]');
-      await page.waitForSelector('text=What feedloop holds about this user');
-      await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
-      expect(await page.locator('text=Not available on this server').count()).toBe(0);
-      await page.screenshot({ path: join(SHOTS, `users-user-7-${tag}.png`), fullPage: true });
-      expect(errors.filter((e) => !e.includes('404'))).toEqual([]);
-      await context.close();
-    }, 120_000);
-  }
-
+  // First, so every page's screenshot shows the same alerts firing as the Overview's.
   it('shows the firing alerts first, live figures that agree with the chart, and a trend that names the drop', async () => {
     const auth = { authorization: `Bearer ${key}` };
-    // A fifth of the demo's traffic is below the default rules' 30 ratings a day: judge on 10.
+    // A fifth of the demo's traffic is below the default rules' 30 ratings a day: judge the
+    // satisfaction warning on 10, the other default rules as they are (the pages show them all).
+    const defaults = (await (await fetch(`${url}/v1/alert-rules`, { headers: auth })).json()) as { rules: Array<Record<string, unknown>> };
+    const fields = ['id', 'kind', 'severity', 'threshold', 'windowHours', 'minSample', 'forSeconds', 'enabled', 'hysteresis', 'baselineDays', 'minCount', 'maxPValue'];
+    const rules: Array<Record<string, unknown>> = defaults.rules.map((r) => ({ ...Object.fromEntries(fields.filter((f) => r[f] !== undefined).map((f) => [f, r[f]])), ...(r.id === 'satisfaction-warning' ? { threshold: 70, minSample: 10 } : {}) }));
+    expect(rules.some((r) => r.id === 'satisfaction-warning')).toBe(true);
     const put = await fetch(`${url}/v1/alert-rules`, {
       method: 'PUT',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ rules: [{ id: 'satisfaction-warning', kind: 'satisfaction', severity: 'warning', threshold: 70, minSample: 10 }] }),
+      body: JSON.stringify({ rules }),
     });
     expect(put.status).toBe(200);
     await evaluateAlertTick(server.services.db, { intervalMs: 1 });
@@ -152,6 +131,42 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     await context.close();
   });
 
+  for (const [width, height, tag] of [[1280, 900, '1280'], [390, 844, 'phone']] as const) {
+    it(`loads every page without console errors at ${tag}`, async () => {
+      const { page, errors, context } = await loggedIn(width, height);
+      const overflow: string[] = [];
+      for (const name of PAGES) {
+        await page.goto(`${url}/#/${name}`);
+        await page.waitForSelector('main h1');
+        await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: join(SHOTS, `${name}-${tag}.png`), fullPage: true });
+        expect(await page.textContent('main h1')).toBeTruthy();
+        // Nothing wider than the screen (a phone scrolls down, never sideways), every tab on it.
+        overflow.push(...(await page.evaluate((n) => (document.documentElement.scrollWidth > document.documentElement.clientWidth ? [`${n}: ${document.documentElement.scrollWidth} > ${document.documentElement.clientWidth}`] : []), name)));
+        overflow.push(...((await page.evaluate(CUT_OFF)) as string[]).map((c) => `${name}: ${c}`));
+        const tabs = await page.evaluate(() => Array.from(document.querySelectorAll('nav a')).map((a) => { const r = a.getBoundingClientRect(); return { text: a.textContent, inside: r.left >= 0 && r.right <= window.innerWidth && r.width > 0 }; }));
+        expect(tabs.filter((t) => !t.inside), name).toEqual([]);
+      }
+      expect(overflow).toEqual([]);
+      // Documents: the demo's outdated document is in the ranking, least effective first.
+      await page.goto(`${url}/#/documents`);
+      await page.selectOption('#sort', 'asc');
+      await page.waitForSelector('text=doc-old-retention-2023');
+      // Users: one demo user's page (figures, consent, memory, data sections) from its own URL.
+      await page.goto(`${url}/#/users/user-7`);
+      await page.waitForSelector('text=Memory, with why each item is there');
+      await page.waitForSelector('text=Daily figures');
+      await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0", undefined, { timeout: 20_000 });
+      expect(await page.locator('text=Not available on this server').count()).toBe(0);
+      expect(await page.evaluate(CUT_OFF)).toEqual([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+      await page.screenshot({ path: join(SHOTS, `users-user-7-${tag}.png`), fullPage: true });
+      expect(errors.filter((e) => !e.includes('404'))).toEqual([]);
+      await context.close();
+    }, 120_000);
+  }
+
   it('gives an empty workspace the first-run panel with its own URL and a snippet to copy', async () => {
     const db = server.services.db;
     const { workspace } = await createWorkspace(db, { name: 'empty-e2e' });
@@ -172,22 +187,115 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     await session.context.close();
   });
 
-  it('filters change the response list', async () => {
-    const { page, context } = await loggedIn(1280, 900);
+  it("offers the workspace's own filter values, filters the list, and opens a response at its own URL", async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const facets = (await (await fetch(`${url}/v1/response-facets`, { headers: auth })).json()) as { agents: string[]; models: string[]; categories: string[]; variants: Array<{ experimentId: string; variant: string }> };
+    expect(facets.agents).toEqual(['search', 'sql', 'support']);
+    const { page, errors, context } = await loggedIn(1280, 900);
     await page.goto(`${url}/#/responses`);
     await page.waitForSelector('table.responses tbody tr');
-    const all = await page.locator('table.responses tbody tr td:nth-child(3)').allTextContents();
-    expect(new Set(all.map((t) => t.split(' · ')[0])).size).toBeGreaterThan(1);
-    await page.fill('input[name=agent]', 'sql');
+    // The choices are the workspace's own values, from the API.
+    const options = async (name: string) => (await page.locator(`select[name=${name}] option`).allTextContents()).filter((t) => t !== 'any');
+    await page.waitForFunction("document.querySelectorAll('select[name=agent] option').length > 1");
+    expect(await options('agent')).toEqual(facets.agents);
+    expect(await options('model')).toEqual(facets.models);
+    expect(await options('category')).toEqual(facets.categories);
+    expect(await options('variant')).toEqual(facets.variants.map((v) => `${v.experimentId} · ${v.variant}`));
+    const agents = await page.locator('table.responses tbody tr td:nth-child(4)').allTextContents();
+    expect(new Set(agents.map((t) => t.split(' · ')[0])).size).toBeGreaterThan(1);
+    // Each row names its user.
+    const users = await page.locator('table.responses tbody tr td:nth-child(3)').allTextContents();
+    expect(users.filter((u) => /^user-\d+$/.test(u)).length).toBe(users.length);
+    await page.selectOption('select[name=agent]', 'sql');
     await page.selectOption('select[name=rating]', 'negative');
     await page.click('form.filters button[type=submit]');
-    await page.waitForFunction("[...document.querySelectorAll('table.responses tbody tr td:nth-child(3)')].every((td) => td.textContent.startsWith('sql'))");
-    const filtered = await page.locator('table.responses tbody tr').count();
-    expect(filtered).toBeGreaterThan(0);
-    const feedback = await page.locator('table.responses tbody tr td:nth-child(5)').allTextContents();
+    await page.waitForFunction("(() => { const tds = [...document.querySelectorAll('table.responses tbody tr td:nth-child(4)')]; return tds.length > 0 && tds.every((td) => td.textContent.startsWith('sql')); })()");
+    expect(page.url()).toContain('agent=sql');
+    expect(await page.locator('table.responses tbody tr').count()).toBeGreaterThan(0);
+    const feedback = await page.locator('table.responses tbody tr td:nth-child(6)').allTextContents();
     expect(feedback.every((t) => t.includes('−'))).toBe(true);
-    await page.click('table.responses tbody tr button.link');
+    // Every badge kind is explained, in the legend and in its tooltip.
+    expect(await page.textContent('.legend')).toMatch(/positive[\s\S]*negative[\s\S]*corrections[\s\S]*error categories/);
+    expect(await page.locator('table.responses .tag.thumbs_down').first().getAttribute('title')).toMatch(/negative signals/);
+    // A response opens at its own URL, which loads again after a reload, and back returns to the filtered list.
+    const first = page.locator('table.responses tbody tr a.open').first();
+    const id = ((await first.getAttribute('href')) ?? '').split('/')[2]?.split('?')[0] ?? '';
+    await first.click();
     await page.waitForSelector('.detail');
+    expect(page.url()).toContain(`#/responses/${id}`);
+    await page.reload();
+    await page.waitForSelector('.detail');
+    expect(await page.textContent('main h2')).toContain(decodeURIComponent(id));
+    const signals = await page.locator('table.signals tbody tr').count();
+    const detail = (await (await fetch(`${url}/v1/responses/${id}`, { headers: auth })).json()) as { learningSignals: unknown[] };
+    expect(signals).toBe(detail.learningSignals.length);
+    await page.goBack();
+    await page.waitForSelector('table.responses tbody tr');
+    expect(page.url()).toContain('agent=sql');
+    expect(await page.inputValue('select[name=agent]')).toBe('sql');
+    // Straight to a detail URL in a new tab, as a shared link would.
+    const shared = await browser.newPage({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+    await shared.page.goto(`${url}/`);
+    await shared.page.fill('#key', key);
+    await shared.page.click('button[type=submit]');
+    await shared.page.waitForSelector('nav');
+    await shared.page.goto(`${url}/#/responses/${id}`);
+    await shared.page.waitForSelector('.detail');
+    await shared.page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0");
+    expect(await shared.page.evaluate(CUT_OFF)).toEqual([]);
+    await shared.page.screenshot({ path: join(SHOTS, 'responses-detail-phone.png'), fullPage: true });
+    await page.goto(`${url}/#/responses/${id}`);
+    await page.waitForSelector('.detail');
+    await page.screenshot({ path: join(SHOTS, 'responses-detail-1280.png'), fullPage: true });
+    expect([...errors, ...shared.errors]).toEqual([]);
+    await shared.context.close();
+    await context.close();
+  });
+
+  it('searches users, and a consent switch shows and keeps its state', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const { page, errors, context } = await loggedIn(390, 844);
+    await page.goto(`${url}/#/users`);
+    await page.fill('#user-search', 'USER-7');
+    await page.click('form[role=search] button[type=submit]');
+    await page.waitForFunction("location.hash.includes('q=USER-7') && document.querySelectorAll('table.users tbody tr').length > 0");
+    await page.waitForFunction("document.querySelectorAll('[aria-busy=true]').length === 0");
+    const listed = (await (await fetch(`${url}/v1/users?search=USER-7`, { headers: auth })).json()) as { data: Array<{ userId: string; events: number; responses: number; satisfaction: number | null }> };
+    const ids = await page.locator('table.users tbody tr td:nth-child(1)').allTextContents();
+    expect(ids).toEqual(listed.data.map((u) => u.userId));
+    expect(ids.every((u) => u.includes('user-7'))).toBe(true);
+    const seven = listed.data.find((u) => u.userId === 'user-7');
+    expect(seven).toBeDefined();
+    expect(await page.evaluate(CUT_OFF)).toEqual([]);
+    // The user's page says the list's figures.
+    await page.click('table.users a[href="#/users/user-7"]');
+    await page.waitForSelector('#consent-implicit');
+    await page.waitForSelector('text=Daily figures');
+    const figures = (await page.textContent('section[aria-label=Figures]')) ?? '';
+    expect(figures).toContain(`Responses${seven?.responses}`);
+    expect(figures).toContain(`Events sent${seven?.events}`);
+    expect(figures).toContain(`Satisfaction${seven?.satisfaction?.toFixed(1)} %`);
+    // Memory: every item of the API, each printed once (the prompt block that repeats them is folded).
+    const memory = (await (await fetch(`${url}/v1/users/user-7/context?explain=true`, { headers: auth })).json()) as { items: Array<{ text: string }> };
+    const items = await page.locator('.memory-items > li').evaluateAll((lis) => lis.map((li) => li.firstChild?.textContent ?? ''));
+    expect(items).toEqual(memory.items.map((i) => i.text));
+    const shown = (await page.evaluate(() => document.querySelector('main')?.innerText)) ?? '';
+    for (const item of items) expect(shown.split(item).length - 1, item).toBe(1);
+    // The implicit switch shows the user's state, flips, and the flip survives a reload and is the API's.
+    const before = (await page.getAttribute('#consent-implicit', 'aria-checked')) === 'true';
+    await page.click('#consent-implicit');
+    await page.waitForSelector(`#consent-implicit[aria-checked="${!before}"]`);
+    const stored = (await (await fetch(`${url}/v1/users/user-7/consent`, { headers: auth })).json()) as { implicit: boolean | null };
+    expect(stored.implicit).toBe(!before);
+    await page.reload();
+    await page.waitForSelector(`#consent-implicit[aria-checked="${!before}"]`);
+    expect(await page.textContent('#consent-implicit')).toContain(before ? 'Off' : 'On');
+    await page.screenshot({ path: join(SHOTS, 'users-consent-phone.png'), fullPage: false });
+    // Back to the default, as the demo had it.
+    await page.click('text=use the default');
+    await page.waitForSelector(`#consent-implicit[aria-checked="${before}"]`);
+    expect(((await (await fetch(`${url}/v1/users/user-7/consent`, { headers: auth })).json()) as { implicit: boolean | null }).implicit).toBeNull();
+    expect(errors).toEqual([]);
     await context.close();
   });
 
@@ -251,15 +359,34 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     await context.close();
   });
 
-  it('downloads an export', async () => {
-    const { page, context } = await loggedIn(1280, 900);
+  it('says what an export leaves out and why, as validate=true does, and downloads it', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const { page, errors, context } = await loggedIn(1280, 900);
     await page.goto(`${url}/#/exports`);
     await page.waitForSelector('#format');
+    for (const format of ['trl-dpo', 'trl-kto']) {
+      await page.selectOption('#format', format);
+      const report = (await (await fetch(`${url}/v1/exports/${format}?validate=true&dedup=true`, { headers: auth })).json()) as {
+        rows: number; read: { responses: number; events: number }; deduplicated: Record<string, number>; leftOut: Record<string, number>;
+      };
+      await page.waitForFunction((n) => document.querySelector('[data-figure=rows]')?.textContent === `${n} rows`, report.rows.toLocaleString('en-US'));
+      // Something is always deduplicated or left out in the demo (few prompts, many votes).
+      const reasons = { ...Object.fromEntries(Object.entries(report.deduplicated).map(([k, n]) => [`deduplicated/${k}`, n])), ...Object.fromEntries(Object.entries(report.leftOut).map(([k, n]) => [`left out/${k}`, n])) };
+      expect(Object.keys(reasons).length, format).toBeGreaterThan(0);
+      const shown = await page.locator('table.reasons tbody tr').evaluateAll((trs) =>
+        Object.fromEntries(trs.map((tr) => [`${tr.children[0]?.textContent}/${tr.getAttribute('data-reason')}`, Number((tr.children[1]?.textContent ?? '').replace(/,/g, ''))])),
+      );
+      expect(shown, format).toEqual(reasons);
+      expect(await page.textContent('.explained .verdict')).toContain(`from ${report.read.responses.toLocaleString('en-US')} responses with ${report.read.events.toLocaleString('en-US')}`);
+      if (format === 'trl-dpo') await page.screenshot({ path: join(SHOTS, 'exports-1280.png'), fullPage: true });
+    }
+    await page.selectOption('#format', 'trl-kto');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Download export')]);
-    const path = await download.path();
-    const text = readFileSync(path, 'utf8');
-    expect(text.trim().split('\n').length).toBeGreaterThan(0);
-    expect(() => JSON.parse(text.trim().split('\n')[0] ?? '')).not.toThrow();
+    const text = readFileSync(await download.path(), 'utf8');
+    const rows = text.trim().split('\n');
+    expect(rows.length).toBe(Number(((await page.textContent('[data-figure=rows]')) ?? '').replace(/\D/g, '')));
+    expect(() => JSON.parse(rows[0] ?? '')).not.toThrow();
+    expect(errors).toEqual([]);
     await context.close();
   });
 });

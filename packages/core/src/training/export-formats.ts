@@ -54,6 +54,17 @@ export interface ExcludedCounts {
    * once an export met one, so the other formats' reports keep their three counts.
    */
   missingText?: number;
+  /**
+   * Of `tie`: the pairs (a correction, or a positive and a negative answer) whose two texts are the
+   * same once trimmed, so the rest of `tie` is 3-star ratings. Present only once an export met one.
+   */
+  sameText?: number;
+  /**
+   * Preference formats: judged answers left without an opposite answer to the same prompt to pair
+   * with (a prompt with 9 positive answers and 2 negative ones pairs 2 and leaves 7). Present only
+   * once an export met one.
+   */
+  unpaired?: number;
 }
 
 /** What an export wrote and left out. */

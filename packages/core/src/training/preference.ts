@@ -33,10 +33,17 @@ function contrastOrder(direction: 1 | -1) {
     (a.response.id < b.response.id ? -1 : 1);
 }
 
+/** A pair of one text twice: a tie (as before), and counted apart so a report can say which kind. */
+function countSameText(excluded: ExcludedCounts): void {
+  excluded.tie++;
+  excluded.sameText = (excluded.sameText ?? 0) + 1;
+}
+
 /**
  * The preference pairs of a prompt group, best first: one per correction (newest first), then the
  * contrast pairs, each positive answer paired with one negative answer (the best with the worst).
- * Contradictory answers, 3-star-only answers and pairs of the same text are counted in `excluded`.
+ * Contradictory answers, 3-star-only answers and pairs of the same text are counted in `excluded`
+ * (the same-text pairs also in `sameText`), and judged answers left without a partner in `unpaired`.
  *
  * @example
  * preferencePairs(group, tally.excluded)
@@ -46,7 +53,7 @@ export function preferencePairs(group: PromptGroup, excluded: ExcludedCounts): P
   const pairs: PreferencePair[] = [];
   for (const facts of group.responses) {
     for (const c of corrections(facts)) {
-      if (sameText(c.corrected, c.original)) excluded.tie++;
+      if (sameText(c.corrected, c.original)) countSameText(excluded);
       else pairs.push({ prompt: facts.response.query, chosen: c.corrected, rejected: c.original, source: 'correction', chosenScore: null, rejectedScore: null });
     }
   }
@@ -54,11 +61,13 @@ export function preferencePairs(group: PromptGroup, excluded: ExcludedCounts): P
   positives.sort(contrastOrder(1));
   negatives.sort(contrastOrder(-1));
   const count = Math.min(positives.length, negatives.length);
+  const unpaired = positives.length + negatives.length - 2 * count;
+  if (unpaired > 0) excluded.unpaired = (excluded.unpaired ?? 0) + unpaired;
   for (let i = 0; i < count; i++) {
     const good = positives[i] as ResponseRecord;
     const bad = negatives[i] as ResponseRecord;
     if (sameText(good.response.answer, bad.response.answer)) {
-      excluded.tie++;
+      countSameText(excluded);
       continue;
     }
     pairs.push({

@@ -5,6 +5,7 @@
  * non-empty content) and against a token budget, and the problems are counted by kind.
  */
 import type { ExportFormat, ExportOptions, ExportTally } from './export-formats.js';
+import type { DEDUP_REASONS, LEFT_OUT_REASONS, ReasonCounts } from './left-out.js';
 
 /** Characters a token on average, for English text (OpenAI's rule of thumb; no tokenizer here). */
 const CHARS_PER_TOKEN = 4;
@@ -21,8 +22,14 @@ export interface ValidationReport {
   errors: Record<string, number>;
   /** Estimated tokens: the longest row, all rows, and the limit a row is checked against. */
   tokens: { max: number; total: number; limit: number };
-  /** What the export left out, and why. */
+  /** What the export left out, and why (the raw counters; `deduplicated` and `leftOut` say it by reason). */
   excluded: ExportTally['excluded'];
+  /** What the export read: responses matching its filters, and their counted events (by type) it could build rows from. */
+  read: { responses: number; events: number; eventsByType: Record<string, number> };
+  /** Rows dropped as duplicates of a written row, by reason ({@link DEDUP_REASONS}); reasons that did not occur are absent. */
+  deduplicated: ReasonCounts<keyof typeof DEDUP_REASONS>;
+  /** Candidates that made no row, by reason ({@link LEFT_OUT_REASONS}); reasons that did not occur are absent. */
+  leftOut: ReasonCounts<keyof typeof LEFT_OUT_REASONS>;
 }
 
 type Row = Record<string, unknown>;
@@ -152,7 +159,17 @@ export function rowIssues(format: ExportFormat, row: unknown, options: Pick<Expo
  * const report = emptyReport('trl-dpo', 16_385); for (const row of rows) checkRow(report, row, options);
  */
 export function emptyReport(format: ExportFormat, maxTokens: number): ValidationReport {
-  return { format, rows: 0, valid: 0, errors: {}, tokens: { max: 0, total: 0, limit: maxTokens }, excluded: { tie: 0, contradictory: 0, duplicate: 0 } };
+  return {
+    format,
+    rows: 0,
+    valid: 0,
+    errors: {},
+    tokens: { max: 0, total: 0, limit: maxTokens },
+    excluded: { tie: 0, contradictory: 0, duplicate: 0 },
+    read: { responses: 0, events: 0, eventsByType: {} },
+    deduplicated: {},
+    leftOut: {},
+  };
 }
 
 /**

@@ -17,15 +17,15 @@ function AlertTable({ alerts }: { alerts: Alert[] }) {
   if (alerts.length === 0) return <p class="note">None.</p>;
   return (
     <div class="table-wrap">
-      <table>
+      <table class="stack">
         <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Fired</th><th scope="col">Resolved</th></tr></thead>
         <tbody>
           {alerts.map((a) => (
             <tr key={a.id}>
-              <td><span class={`tag ${a.severity}`}>{a.severity}</span></td>
-              <td>{a.message}</td>
-              <td>{when(a.firedAt ?? a.activeAt)}</td>
-              <td>{a.state === 'resolved' ? when(a.resolvedAt) : a.state}</td>
+              <td data-label="Severity"><span class={`tag ${a.severity}`}>{a.severity}</span></td>
+              <td data-label="What">{a.message}</td>
+              <td data-label="Fired">{when(a.firedAt ?? a.activeAt)}</td>
+              <td data-label="Resolved">{a.state === 'resolved' ? when(a.resolvedAt) : a.state}</td>
             </tr>
           ))}
         </tbody>
@@ -50,22 +50,22 @@ export function RuleEditor() {
           <>
             <p class="note">{s.default ? 'These are the default rules; saving makes them this workspace’s own.' : 'This workspace’s own rules.'}</p>
             <div class="table-wrap">
-              <table class="rules">
+              <table class="rules stack">
                 <thead><tr><th scope="col">On</th><th scope="col">Rule</th><th scope="col">Severity</th><th scope="col">Threshold</th><th scope="col">Window (h)</th><th scope="col">Min sample</th></tr></thead>
                 <tbody>
                   {current.map((r, i) => (
                     <tr key={r.id}>
-                      <td><input type="checkbox" aria-label={`${r.id} enabled`} checked={r.enabled} onChange={(e) => set(i, { enabled: e.currentTarget.checked })} /></td>
-                      <td>{r.id} <span class="note">({r.kind})</span></td>
-                      <td>
+                      <td data-label="On"><input type="checkbox" aria-label={`${r.id} enabled`} checked={r.enabled} onChange={(e) => set(i, { enabled: e.currentTarget.checked })} /></td>
+                      <td data-label="Rule">{r.id} <span class="note">({r.kind})</span></td>
+                      <td data-label="Severity">
                         <select aria-label={`${r.id} severity`} value={r.severity} onChange={(e) => set(i, { severity: e.currentTarget.value })}>
                           <option>warning</option>
                           <option>critical</option>
                         </select>
                       </td>
-                      <td><input type="number" step="any" aria-label={`${r.id} threshold`} name={`threshold-${r.id}`} value={r.threshold} onInput={(e) => set(i, { threshold: Number(e.currentTarget.value) })} /></td>
-                      <td><input type="number" aria-label={`${r.id} window hours`} value={r.windowHours} onInput={(e) => set(i, { windowHours: Number(e.currentTarget.value) })} /></td>
-                      <td><input type="number" aria-label={`${r.id} minimum sample`} value={r.minSample} onInput={(e) => set(i, { minSample: Number(e.currentTarget.value) })} /></td>
+                      <td data-label="Threshold"><input type="number" step="any" aria-label={`${r.id} threshold`} name={`threshold-${r.id}`} value={r.threshold} onInput={(e) => set(i, { threshold: Number(e.currentTarget.value) })} /></td>
+                      <td data-label="Window (h)"><input type="number" aria-label={`${r.id} window hours`} value={r.windowHours} onInput={(e) => set(i, { windowHours: Number(e.currentTarget.value) })} /></td>
+                      <td data-label="Min sample"><input type="number" aria-label={`${r.id} minimum sample`} value={r.minSample} onInput={(e) => set(i, { minSample: Number(e.currentTarget.value) })} /></td>
                     </tr>
                   ))}
                 </tbody>

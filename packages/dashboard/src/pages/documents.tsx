@@ -44,7 +44,7 @@ export function Documents() {
             <p class="note">No documents yet: register responses with contextDocumentIds.</p>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">{by === 'source' ? 'Source' : 'Document'}</th>
@@ -61,13 +61,13 @@ export function Documents() {
                     const id = x.documentId ?? x.source ?? '';
                     return (
                       <tr key={id}>
-                        <td>{id}</td>
-                        <td class="n">{num(x.uses)}</td>
-                        <td class="n">{num(x.positive)}</td>
-                        <td class="n">{num(x.negative)}</td>
-                        <td class="n">{num(x.flaggedIrrelevant)}</td>
-                        <td class="n">{num(x.flaggedMissing)}</td>
-                        <td class="n">
+                        <td data-label={by === 'source' ? 'Source' : 'Document'}>{id}</td>
+                        <td data-label="Uses" class="n">{num(x.uses)}</td>
+                        <td data-label="Positive" class="n">{num(x.positive)}</td>
+                        <td data-label="Negative" class="n">{num(x.negative)}</td>
+                        <td data-label="Flagged irrelevant" class="n">{num(x.flaggedIrrelevant)}</td>
+                        <td data-label="Flagged missing" class="n">{num(x.flaggedMissing)}</td>
+                        <td data-label="Effectiveness (95 %)" class="n">
                           {x.effectiveness.toFixed(2)} ({x.interval[0].toFixed(2)}–{x.interval[1].toFixed(2)})
                         </td>
                       </tr>

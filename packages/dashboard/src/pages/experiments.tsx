@@ -52,17 +52,17 @@ function Detail({ id }: { id: string }) {
             <p class="note">Traffic is split as planned (sample ratio check p = {x.sampleRatio.pValue.toPrecision(2)}).</p>
           )}
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead><tr><th scope="col">Variant</th><th scope="col" class="n">Responses</th><th scope="col" class="n">Rated</th><th scope="col">Satisfaction (95 % interval)</th><th scope="col" class="n">Correction rate</th><th scope="col" class="n">Score</th></tr></thead>
               <tbody>
                 {x.variants.map((v) => (
                   <tr key={v.variant}>
-                    <td>{v.variant}{v.isControl && v.variant !== 'control' ? ' (control)' : ''}</td>
-                    <td class="n">{num(v.responses)}</td>
-                    <td class="n">{num(v.rated)}</td>
-                    <td>{pct(v.satisfaction.rate)} ({pct(v.satisfaction.lower)}–{pct(v.satisfaction.upper)})</td>
-                    <td class="n">{pct(v.correctionRate)}</td>
-                    <td class="n">{v.compositeScore?.toFixed(2) ?? '–'}</td>
+                    <td data-label="Variant">{v.variant}{v.isControl && v.variant !== 'control' ? ' (control)' : ''}</td>
+                    <td data-label="Responses" class="n">{num(v.responses)}</td>
+                    <td data-label="Rated" class="n">{num(v.rated)}</td>
+                    <td data-label="Satisfaction (95 %)">{pct(v.satisfaction.rate)} ({pct(v.satisfaction.lower)}–{pct(v.satisfaction.upper)})</td>
+                    <td data-label="Correction rate" class="n">{pct(v.correctionRate)}</td>
+                    <td data-label="Score" class="n">{v.compositeScore?.toFixed(2) ?? '–'}</td>
                   </tr>
                 ))}
               </tbody>

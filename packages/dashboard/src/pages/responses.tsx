@@ -1,27 +1,46 @@
 /**
- * Responses: the searchable list (`GET /v1/responses` with its filters, in the URL hash so a
- * filtered view can be shared without the key) and one response's detail: its feedback,
- * corrections as a diff, composite score and learning signals.
+ * Responses: the searchable list (`GET /v1/responses`) with filters that offer the workspace's own
+ * agents, models, variants and error categories (`GET /v1/response-facets`), and one response's
+ * detail at its own URL (`#/responses/<id>?<the list's filters>`: shareable, survives a reload, the
+ * back button returns to the list): its feedback, corrections as a diff, composite score and
+ * learning signals as a table. Filters live in the URL too, so a filtered view can be shared
+ * without the key.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { routeHash, useRoute } from '../route.js';
 import { Card, Show, num, useLoad } from '../ui.js';
 
 interface Item {
-  id: string; query: string; answer: string; agent: string | null; model: string | null; variant: string | null; createdAt: string;
-  score: number | null; positive: number; negative: number; corrections: number; categories: string[];
+  id: string; query: string; answer: string; userId: string | null; agent: string | null; model: string | null; experimentId: string | null; variant: string | null;
+  createdAt: string; score: number | null; positive: number; negative: number; corrections: number; categories: string[];
 }
+interface LearningSignal { eventId?: string; signal_type?: string; reward?: number; expected_output?: string | null; context?: { polarity?: string; severity?: string; event_type?: string } }
 interface Detail {
-  id: string; query: string; answer: string; agent: string | null; model: string | null; variant: string | null; createdAt: string;
-  quality: { score: number | null; confidence: number; conflicts: unknown[] } | null;
-  learningSignals: Array<{ reward?: number; signalType?: string; [k: string]: unknown }>;
-  feedback: Array<{ id: string; type: string; userId: string | null; occurredAt: string; payload: Record<string, unknown> | null; editDistance: number | null }>;
+  id: string; query: string; answer: string; userId: string | null; sessionId: string | null; agent: string | null; model: string | null;
+  experimentId: string | null; variant: string | null; createdAt: string;
+  quality: { score: number | null; confidence: number; signalCount?: number; conflicts: unknown[] } | null;
+  learningSignals: LearningSignal[];
+  feedback: Array<{ id: string; type: string; userId: string | null; occurredAt: string; payload: Record<string, unknown> | null; editDistance: number | null; supersededBy?: string | null }>;
 }
+interface Facets { agents: string[]; models: string[]; variants: Array<{ experimentId: string; variant: string }>; categories: string[]; truncated: string[] }
 
-const FILTERS = ['comment', 'rating', 'category', 'agent', 'model', 'variant', 'minScore', 'maxScore', 'since', 'until'] as const;
-type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
+const NO_FACETS: Facets = { agents: [], models: [], variants: [], categories: [], truncated: [] };
 
-const filtersFromHash = (): Filters => Object.fromEntries(new URLSearchParams(location.hash.split('?')[1] ?? '')) as Filters;
+const FILTERS = ['comment', 'rating', 'category', 'agent', 'model', 'experimentId', 'variant', 'minScore', 'maxScore', 'since', 'until'] as const;
+type FilterName = (typeof FILTERS)[number];
+type Filters = Partial<Record<FilterName, string>>;
+
+const filtersOf = (params: URLSearchParams): Filters => Object.fromEntries(FILTERS.flatMap((k) => (params.get(k) ? [[k, params.get(k) as string]] : []))) as Filters;
+
+/** What each badge of a row means (shown as a legend above the list and as each badge's tooltip). */
+export const BADGES = {
+  positive: 'counted positive signals: thumbs up, 4–5 stars, accepted or copied answers',
+  negative: 'counted negative signals: thumbs down, 1–2 stars, corrections, escalations, retries',
+  correction: 'corrections: the user rewrote the answer (the detail shows the diff)',
+  category: 'error categories named by its negative feedback',
+  score: 'composite score in [−1, 1]: the weighted signals combined, with a confidence in [0, 1]',
+} as const;
 
 /** A word-level diff of two texts: removed words struck through, added ones marked. */
 export function WordDiff({ before, after }: { before: string; after: string }) {
@@ -47,127 +66,227 @@ export function WordDiff({ before, after }: { before: string; after: string }) {
   );
 }
 
-function ResponseDetail({ id, onClose }: { id: string; onClose: () => void }) {
+const when = (iso: string): string => new Date(iso).toLocaleString();
+const score = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toFixed(2));
+
+/** A row's badges, each with its meaning as a tooltip. */
+function Badges({ r }: { r: Pick<Item, 'positive' | 'negative' | 'corrections' | 'categories'> }) {
+  return (
+    <>
+      {r.positive ? <span class="tag thumbs_up" title={`${r.positive} ${BADGES.positive}`}>+{r.positive}</span> : null}
+      {r.negative ? <span class="tag thumbs_down" title={`${r.negative} ${BADGES.negative}`}>−{r.negative}</span> : null}
+      {r.corrections ? <span class="tag correction" title={`${r.corrections} ${BADGES.correction}`}>{r.corrections} corr.</span> : null}
+      {r.categories.map((c) => <span key={c} class="tag cat" title={`error category: ${BADGES.category}`}>{c}</span>)}
+    </>
+  );
+}
+
+/** The legend of the badges, above the list (each badge's tooltip says it in full). */
+function Legend() {
+  return (
+    <p class="legend" aria-label="What the badges mean">
+      <span class="tag thumbs_up" title={BADGES.positive}>+2</span> positive and <span class="tag thumbs_down" title={BADGES.negative}>−1</span> negative counted signals ·{' '}
+      <span class="tag correction" title={BADGES.correction}>1 corr.</span> corrections · <span class="tag cat" title={BADGES.category}>hallucination</span> error categories ·{' '}
+      <abbr title={BADGES.score}>Score</abbr>: composite, −1 to 1
+    </p>
+  );
+}
+
+function LearningSignals({ signals }: { signals: LearningSignal[] }) {
+  if (signals.length === 0) return <p class="note">None yet: the pipeline makes one per counted event.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="stack signals">
+        <thead><tr><th scope="col">Signal</th><th scope="col">Event</th><th scope="col" class="n">Reward</th><th scope="col">Polarity · severity</th><th scope="col">Expected output</th></tr></thead>
+        <tbody>
+          {signals.map((l, i) => (
+            <tr key={l.eventId ?? i}>
+              <td data-label="Signal">{l.signal_type ?? '–'}</td>
+              <td data-label="Event"><code>{l.eventId ?? '–'}</code></td>
+              <td data-label="Reward" class="n">{typeof l.reward === 'number' ? l.reward.toFixed(2) : '–'}</td>
+              <td data-label="Polarity · severity">{l.context?.polarity ?? '–'} · {l.context?.severity ?? '–'}</td>
+              <td data-label="Expected output">{l.expected_output ? <code>{l.expected_output}</code> : <span class="note">none</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ResponseDetail({ id, back }: { id: string; back: string }) {
   const [detail] = useLoad(() => api<Detail>('GET', `/v1/responses/${encodeURIComponent(id)}`), [id]);
   return (
     <Card title={`Response ${id}`} wide>
-      <button class="link close" onClick={onClose} aria-label="Close the response">Close</button>
+      <p><a href={back}>← Back to the list</a></p>
       <Show value={detail}>
-        {(d) => (
-          <div class="detail">
-            <p><strong>Query:</strong> {d.query}</p>
-            <pre>{d.answer}</pre>
-            <p>
-              {d.agent ?? '–'} · {d.model ?? '–'} {d.variant ? `· variant ${d.variant}` : ''} · composite score{' '}
-              <strong>{d.quality?.score?.toFixed(2) ?? '–'}</strong> (confidence {d.quality?.confidence.toFixed(2) ?? '–'}
-              {d.quality && d.quality.conflicts.length > 0 ? `, ${d.quality.conflicts.length} conflicting signals` : ''})
-            </p>
-            <h3>Feedback</h3>
-            <ul class="feedback">
-              {d.feedback.map((f) => (
-                <li key={f.id}>
-                  <span class={`tag ${f.type}`}>{f.type}</span> {f.userId ?? 'anonymous'} · {new Date(f.occurredAt).toLocaleString()}
-                  {typeof f.payload?.comment === 'string' ? <q>{f.payload.comment}</q> : null}
-                  {Array.isArray(f.payload?.categories) ? ` ${(f.payload.categories as string[]).join(', ')}` : null}
-                  {f.type === 'correction' && typeof f.payload?.corrected === 'string' ? (
-                    <>
-                      {f.editDistance !== null ? ` · edit distance ${f.editDistance} %` : null}
-                      <WordDiff before={typeof f.payload.original === 'string' ? f.payload.original : d.answer} after={f.payload.corrected} />
-                    </>
-                  ) : null}
-                </li>
-              ))}
-            </ul>
-            <h3>Learning signals</h3>
-            {d.learningSignals.length === 0 ? <p class="note">None yet.</p> : <pre class="small">{JSON.stringify(d.learningSignals.slice(0, 5), null, 1)}</pre>}
-          </div>
-        )}
+        {(d) => {
+          const counted = d.feedback.filter((f) => !f.supersededBy);
+          return (
+            <div class="detail">
+              <p><strong>Query:</strong> {d.query}</p>
+              <pre>{d.answer}</pre>
+              <dl class="facts">
+                <dt>User</dt><dd>{d.userId ? <a href={routeHash('users', d.userId)}>{d.userId}</a> : 'anonymous'}</dd>
+                <dt>Agent · model</dt><dd>{d.agent ?? '–'} · {d.model ?? '–'}</dd>
+                {d.variant ? (<><dt>Experiment · variant</dt><dd>{d.experimentId ?? '–'} · {d.variant}</dd></>) : null}
+                <dt>Created</dt><dd>{when(d.createdAt)}</dd>
+                <dt title={BADGES.score}>Composite score</dt>
+                <dd>
+                  <strong>{score(d.quality?.score)}</strong> (confidence {score(d.quality?.confidence)}
+                  {d.quality && d.quality.conflicts.length > 0 ? `, ${d.quality.conflicts.length} conflicting signals` : ''})
+                </dd>
+              </dl>
+              <h3>Feedback ({num(d.feedback.length)})</h3>
+              <ul class="feedback">
+                {d.feedback.map((f) => (
+                  <li key={f.id}>
+                    <span class={`tag ${f.type}`}>{f.type}</span> {f.userId ?? 'anonymous'} · {when(f.occurredAt)}
+                    {f.supersededBy ? <span class="note"> (replaced by a later vote)</span> : null}
+                    {typeof f.payload?.comment === 'string' ? <q>{f.payload.comment}</q> : null}
+                    {Array.isArray(f.payload?.categories) ? ` ${(f.payload.categories as string[]).join(', ')}` : null}
+                    {f.type === 'correction' && typeof f.payload?.corrected === 'string' ? (
+                      <>
+                        {f.editDistance !== null ? ` · edit distance ${f.editDistance} %` : null}
+                        <WordDiff before={typeof f.payload.original === 'string' ? f.payload.original : d.answer} after={f.payload.corrected} />
+                      </>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+              {counted.length !== d.feedback.length ? <p class="note">{num(d.feedback.length - counted.length)} replaced votes are listed but not counted.</p> : null}
+              <h3>Learning signals ({num(d.learningSignals.length)})</h3>
+              <LearningSignals signals={d.learningSignals} />
+            </div>
+          );
+        }}
       </Show>
     </Card>
   );
 }
 
-/** The Responses page. */
-export function Responses() {
-  const [filters, setFilters] = useState<Filters>(filtersFromHash());
+/** A filter's select of the workspace's values, or a text field when the server has no facets. */
+function Choice({ name, label, values, draft, set }: { name: FilterName; label: string; values: string[] | null; draft: Filters; set: (f: Filters) => void }) {
+  return (
+    <label>
+      {label}
+      {values ? (
+        <select name={name} value={draft[name] ?? ''} onChange={(e) => set({ ...draft, [name]: e.currentTarget.value })}>
+          <option value="">any</option>
+          {values.map((v) => <option key={v} value={v}>{v}</option>)}
+          {draft[name] && !values.includes(draft[name] as string) ? <option value={draft[name]}>{draft[name]}</option> : null}
+        </select>
+      ) : (
+        <input name={name} value={draft[name] ?? ''} onInput={(e) => set({ ...draft, [name]: e.currentTarget.value })} />
+      )}
+    </label>
+  );
+}
+
+function FilterForm({ filters, facets }: { filters: Filters; facets: Facets | null }) {
   const [draft, setDraft] = useState<Filters>(filters);
+  const key = JSON.stringify(filters);
+  // A back or forward step changes the route's filters: the form follows.
+  useEffect(() => setDraft(filters), [key]);
+  const field = (name: FilterName, label: string, type = 'text') => (
+    <label>
+      {label}
+      <input name={name} type={type} step={type === 'number' ? '0.1' : undefined} min={type === 'number' ? '-1' : undefined} max={type === 'number' ? '1' : undefined}
+        minLength={name === 'comment' ? 3 : undefined} placeholder={name === 'comment' ? '3 letters or more' : undefined}
+        value={draft[name] ?? ''} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })} />
+    </label>
+  );
+  const variantValue = draft.variant ? JSON.stringify([draft.experimentId ?? '', draft.variant]) : '';
+  return (
+    <form class="filters" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); location.hash = routeHash('responses', null, draft); }}>
+      {field('comment', 'Comment contains')}
+      <label>
+        Rating
+        <select name="rating" value={draft.rating ?? ''} onChange={(e) => setDraft({ ...draft, rating: e.currentTarget.value })}>
+          <option value="">any</option>
+          <option value="positive">positive</option>
+          <option value="negative">negative</option>
+          <option value="unrated">unrated</option>
+        </select>
+      </label>
+      <Choice name="category" label="Error category" values={facets?.categories ?? null} draft={draft} set={setDraft} />
+      <Choice name="agent" label="Agent" values={facets?.agents ?? null} draft={draft} set={setDraft} />
+      <Choice name="model" label="Model" values={facets?.models ?? null} draft={draft} set={setDraft} />
+      {facets ? (
+        <label>
+          Variant
+          <select name="variant" value={variantValue} onChange={(e) => {
+            const [experimentId, variant] = e.currentTarget.value ? (JSON.parse(e.currentTarget.value) as [string, string]) : ['', ''];
+            setDraft({ ...draft, experimentId, variant });
+          }}>
+            <option value="">any</option>
+            {facets.variants.map((v) => <option key={`${v.experimentId}/${v.variant}`} value={JSON.stringify([v.experimentId, v.variant])}>{v.experimentId} · {v.variant}</option>)}
+          </select>
+        </label>
+      ) : field('variant', 'Variant')}
+      {field('minScore', 'Score ≥', 'number')}
+      {field('maxScore', 'Score ≤', 'number')}
+      {field('since', 'From', 'date')}
+      {field('until', 'Before', 'date')}
+      <button type="submit">Apply</button>
+      {Object.keys(filters).length > 0 ? <a href={routeHash('responses')}>Clear</a> : null}
+    </form>
+  );
+}
+
+function ResponseList({ filters }: { filters: Filters }) {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const [open, setOpen] = useState<string | null>(null);
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(filters)) if (v) qs.set(k, k === 'since' || k === 'until' ? new Date(v).toISOString() : v);
   if (cursor) qs.set('cursor', cursor);
   const [list] = useLoad(() => api<{ data: Item[]; nextCursor: string | null }>('GET', `/v1/responses?${qs.toString()}`), [qs.toString()]);
-  const apply = (e: Event) => {
-    e.preventDefault();
-    const clean = Object.fromEntries(Object.entries(draft).filter(([, v]) => v)) as Filters;
-    setFilters(clean);
-    setCursor(undefined);
-    history.replaceState(null, '', `#/responses?${new URLSearchParams(clean as Record<string, string>).toString()}`);
-  };
-  const field = (name: (typeof FILTERS)[number], label: string, type = 'text') => (
-    <label>
-      {label}
-      <input name={name} type={type} step={type === 'number' ? '0.1' : undefined} minLength={name === 'comment' ? 3 : undefined} value={draft[name] ?? ''} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })} />
-    </label>
+  return (
+    <Show value={list} height={600}>
+      {(l) => (
+        <>
+          <Legend />
+          <div class="table-wrap">
+            <table class="responses stack">
+              <thead>
+                <tr><th scope="col">When</th><th scope="col">Query</th><th scope="col">User</th><th scope="col">Agent · model</th><th scope="col" class="n" title={BADGES.score}>Score</th><th scope="col">Feedback</th></tr>
+              </thead>
+              <tbody>
+                {l.data.map((r) => (
+                  <tr key={r.id}>
+                    <td data-label="When">{when(r.createdAt)}</td>
+                    <td data-label="Query"><a class="open" href={routeHash('responses', r.id, filters)}>{r.query.slice(0, 80) || r.id}</a></td>
+                    <td data-label="User">{r.userId ? <a href={routeHash('users', r.userId)}>{r.userId}</a> : <span class="note">anonymous</span>}</td>
+                    <td data-label="Agent · model">{r.agent ?? '–'} · {r.model ?? '–'}{r.variant ? ` · ${r.variant}` : ''}</td>
+                    <td data-label="Score" class="n" title={BADGES.score}>{score(r.score)}</td>
+                    <td data-label="Feedback"><Badges r={r} /></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p class="pager">
+            <span role="status">{num(l.data.length)} shown</span>
+            {l.nextCursor ? <button onClick={() => setCursor(l.nextCursor ?? undefined)}>Older</button> : null}
+            {cursor ? <button onClick={() => setCursor(undefined)}>Newest</button> : null}
+          </p>
+        </>
+      )}
+    </Show>
   );
+}
+
+/** The Responses page: the list with its filters, or one response at `#/responses/<id>`. */
+export function Responses() {
+  const route = useRoute();
+  const filters = filtersOf(route.params);
+  const [facets] = useLoad(() => api<Facets>('GET', '/v1/response-facets'), []);
+  if (route.id !== null) return <ResponseDetail id={route.id} back={routeHash('responses', null, filters)} />;
   return (
     <>
-      <form class="filters" onSubmit={apply} aria-label="Filters">
-        {field('comment', 'Comment contains')}
-        <label>
-          Rating
-          <select name="rating" value={draft.rating ?? ''} onChange={(e) => setDraft({ ...draft, rating: e.currentTarget.value })}>
-            <option value="">any</option>
-            <option value="positive">positive</option>
-            <option value="negative">negative</option>
-            <option value="unrated">unrated</option>
-          </select>
-        </label>
-        {field('category', 'Category')}
-        {field('agent', 'Agent')}
-        {field('model', 'Model')}
-        {field('variant', 'Variant')}
-        {field('minScore', 'Score ≥', 'number')}
-        {field('maxScore', 'Score ≤', 'number')}
-        {field('since', 'From', 'date')}
-        {field('until', 'Before', 'date')}
-        <button type="submit">Apply</button>
-      </form>
-      {open ? <ResponseDetail id={open} onClose={() => setOpen(null)} /> : null}
-      <Show value={list} height={600}>
-        {(l) => (
-          <>
-            <div class="table-wrap">
-              <table class="responses">
-                <thead>
-                  <tr><th scope="col">When</th><th scope="col">Query</th><th scope="col">Agent · model</th><th scope="col" class="n">Score</th><th scope="col">Feedback</th></tr>
-                </thead>
-                <tbody>
-                  {l.data.map((r) => (
-                    <tr key={r.id}>
-                      <td>{new Date(r.createdAt).toLocaleString()}</td>
-                      <td><button class="link" onClick={() => setOpen(r.id)}>{r.query.slice(0, 80)}</button></td>
-                      <td>{r.agent ?? '–'} · {r.model ?? '–'}{r.variant ? ` · ${r.variant}` : ''}</td>
-                      <td class="n">{r.score === null ? '–' : r.score.toFixed(2)}</td>
-                      <td>
-                        {r.positive ? <span class="tag thumbs_up">+{r.positive}</span> : null}
-                        {r.negative ? <span class="tag thumbs_down">−{r.negative}</span> : null}
-                        {r.corrections ? <span class="tag correction">{r.corrections} corr.</span> : null}
-                        {r.categories.map((c) => <span key={c} class="tag cat">{c}</span>)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <p class="pager">
-              <span role="status">{num(l.data.length)} shown</span>
-              {l.nextCursor ? <button onClick={() => setCursor(l.nextCursor ?? undefined)}>Older</button> : null}
-              {cursor ? <button onClick={() => setCursor(undefined)}>Newest</button> : null}
-            </p>
-          </>
-        )}
-      </Show>
+      {/* While the facets load, empty choices (no layout shift); a server without them, text fields. */}
+      <FilterForm filters={filters} facets={facets.state === 'ok' ? facets.data : facets.state === 'loading' ? NO_FACETS : null} />
+      {/* Keyed by the filters: a new filter starts from the newest page. */}
+      <ResponseList key={JSON.stringify(filters)} filters={filters} />
     </>
   );
 }

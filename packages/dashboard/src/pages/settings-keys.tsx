@@ -28,17 +28,17 @@ export function KeysPanel() {
           const lastSecret = k.keys.filter((x) => x.kind === 'secret' && !x.revokedAt).length === 1;
           return (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead><tr><th>Name</th><th>Kind</th><th>Key</th><th>Created</th><th>State</th><th><span class="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {k.keys.map((x) => (
                   <tr key={x.id}>
-                    <td>{x.name ?? <span class="note">unnamed</span>}{x.current ? <span class="tag">this session</span> : null}</td>
-                    <td>{x.kind}</td>
-                    <td><code>{x.prefix}…</code></td>
-                    <td>{day(x.createdAt)}</td>
-                    <td>{x.revokedAt ? `revoked ${day(x.revokedAt)}` : 'active'}</td>
-                    <td>
+                    <td data-label="Name">{x.name ?? <span class="note">unnamed</span>}{x.current ? <span class="tag">this session</span> : null}</td>
+                    <td data-label="Kind">{x.kind}</td>
+                    <td data-label="Key"><code>{x.prefix}…</code></td>
+                    <td data-label="Created">{day(x.createdAt)}</td>
+                    <td data-label="State">{x.revokedAt ? `revoked ${day(x.revokedAt)}` : 'active'}</td>
+                    <td data-label="">
                       {x.revokedAt ? null : lastSecret && x.kind === 'secret' ? <span class="note">last secret key</span> : confirming === x.id ? (
                         <span class="toolbar">
                           <button class="danger" onClick={async () => {

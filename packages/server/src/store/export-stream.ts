@@ -16,6 +16,7 @@ import {
   checkRow,
   emptyReport,
   emptyTally,
+  exclusionReasons,
   trainingExamples,
   type ExportFormat,
   type ExportOptions,
@@ -208,16 +209,31 @@ export function exportJsonl(db: SqlExecutor, workspaceId: string, request: Expor
 
 /**
  * Runs an export without keeping its rows, checking each against its format's published rules
- * (the validator of `@feedloop/core`): counts of rows, problems by kind, tokens and exclusions.
+ * (the validator of `@feedloop/core`): counts of rows, problems by kind, tokens, what was read
+ * (responses, and their counted events by type) and what made no row, by reason (`deduplicated`,
+ * `leftOut`: core's {@link exclusionReasons}).
  *
  * @example
- * await validateExport(db, 'ws-1', request, 16_385) // { format: 'openai-chat', rows: 120, valid: 120, errors: {}, … }
+ * await validateExport(db, 'ws-1', request, 16_385)
+ * // { format: 'trl-dpo', rows: 5, read: { responses: 9303, events: 7964, … }, deduplicated: { samePrompt: 258 }, leftOut: { sameText: 1490, … }, … }
  */
 export async function validateExport(db: SqlExecutor, workspaceId: string, request: ExportRequest, maxTokens: number): Promise<ValidationReport> {
   const report = emptyReport(request.format, maxTokens);
   const tally = emptyTally();
-  for await (const rows of exportRows(db, workspaceId, request, tally)) for (const row of rows) checkRow(report, row, request.options);
-  report.excluded = tally.excluded;
+  const { read } = report;
+  const groups = promptGroups(db, workspaceId, request.filters, request.pageSize ?? EXPORT_PAGE_SIZE, request.format === 'openai-chat');
+  for await (const group of groups) {
+    for (const { events } of group.responses) {
+      read.responses++;
+      read.events += events.length;
+      for (const e of events) read.eventsByType[e.type] = (read.eventsByType[e.type] ?? 0) + 1;
+    }
+    for (const row of buildRows(request.format, group, request.options, tally)) checkRow(report, row, request.options);
+  }
+  // The raw counters keep their published shape; the breakdowns (same text, unpaired) are in leftOut.
+  const { tie, contradictory, duplicate, missingText } = tally.excluded;
+  report.excluded = { tie, contradictory, duplicate, ...(missingText === undefined ? {} : { missingText }) };
+  Object.assign(report, exclusionReasons(request.format, request.options, tally.excluded));
   return report;
 }
 

@@ -2,11 +2,14 @@
  * `GET /v1/responses`: the searchable response list (the dashboard's Responses page), newest
  * first, filtered by score, rating, category, comment text, agent, model, experiment, variant and
  * time. See store/response-list.ts for how each filter is served by an index.
+ * `GET /v1/response-facets`: the values those filters can take in this workspace (its agents,
+ * models, variants and error categories), for the page's filter choices (store/response-facets.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
+import { responseFacets } from '../../store/response-facets.js';
 import { decodeListCursor, listResponses, type ResponseListFilter } from '../../store/response-list.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -78,5 +81,22 @@ export const responseListRoutes: FastifyPluginAsync<AppServices> = async (app, {
       if (until !== undefined) filter.until = new Date(until);
       return listResponses(db, workspaceId, filter, after, limit);
     },
+  });
+
+  r.get('/v1/response-facets', {
+    schema: {
+      summary: "The workspace's agents, models, experiment variants and error categories: the values the response list filters by",
+      tags: ['responses'],
+      response: {
+        200: z.object({
+          agents: z.array(z.string()),
+          models: z.array(z.string()),
+          variants: z.array(z.object({ experimentId: z.string(), variant: z.string() })),
+          categories: z.array(z.string()),
+          truncated: z.array(z.string()).describe('Facets with more values than listed (200 each)'),
+        }),
+      },
+    },
+    handler: async (request) => responseFacets(db, authOf(request).workspaceId),
   });
 };
