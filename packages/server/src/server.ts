@@ -12,6 +12,7 @@ import { newLocalAdminToken, writeLocalAdminCredential } from './db/local-admin-
 import { openDatabase, type OpenedDatabase } from './db/open-database.js';
 import { heavyReadClient, type SqlClient } from './db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
+import { deliverDueWebhooks } from './emit/webhook-delivery.js';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
 import { MemoryWindowReader } from './store/user-memory-window.js';
@@ -65,6 +66,7 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency }, redis),
     ...(redis ? { redisCounters: new RedisLiveCounters(redis.commands, config.redisPrefix) } : {}),
     ...(parts.sink ? { sink: parts.sink } : {}),
+    deliverWebhooks: (selection) => deliverDueWebhooks(db, { ...selection, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl }),
     observer: {
       processed: (report, ms) => {
         metrics.pipelineEvents.inc({ status: 'counted' }, report.counted);

@@ -61,15 +61,12 @@ const TOP_LEVEL_FILES: Record<string, string> = {
 };
 
 /**
- * Imports against the layers, `from -> to` (server-relative paths). Issue 25: to move. The
- * pipeline calls emit (webhook delivery, archives) instead of enqueueing that work; `feedloop mcp`
- * builds an app of its own.
+ * Imports against the layers, `from -> to` (server-relative paths). Issue 25: to move.
+ * `feedloop mcp` builds an app of its own.
  */
 const LAYER_EXCEPTIONS: readonly string[] = [
   'cli/mcp-command.ts -> http/app.ts',
   'cli/mcp-command.ts -> http/mcp-server.ts',
-  'pipeline/pipeline.ts -> emit/webhook-delivery.ts',
-  'pipeline/retention.ts -> emit/archive-writer.ts',
 ];
 
 /**
@@ -80,7 +77,6 @@ const LAYER_EXCEPTIONS: readonly string[] = [
 const SQL_EXCEPTIONS: Readonly<Record<string, number>> = {
   'cli/demo-settle.ts': 1,
   'emit/webhook-delivery.ts': 4,
-  'pipeline/live-counter-store.ts': 2,
 };
 
 /**

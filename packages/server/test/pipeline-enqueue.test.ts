@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { openPglite } from '../src/db/pglite-client.js';
+import { deliverDueWebhooks } from '../src/emit/webhook-delivery.js';
 import { Pipeline } from '../src/pipeline/pipeline.js';
 import type { EventKey, PipelineJobs } from '../src/pipeline/pipeline-jobs.js';
 import { MemoryQueue } from '../src/queue/memory-queue.js';
@@ -21,7 +22,7 @@ describe('Pipeline.enqueue', () => {
   it('gathers flushes a moment apart into shared jobs of up to pipelineBatch events, and hands them over before close', async () => {
     const db = await openPglite(undefined);
     const queue = new RecordingQueue();
-    const pipeline = new Pipeline({ db, config, queue });
+    const pipeline = new Pipeline({ db, config, queue, deliverWebhooks: (selection) => deliverDueWebhooks(db, selection) });
     try {
       pipeline.enqueue(keys(0, 1));
       pipeline.enqueue(keys(1, 2));

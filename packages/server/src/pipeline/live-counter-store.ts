@@ -1,8 +1,8 @@
 /**
  * Live counters: today's numbers per workspace without a scan. Two stores behind one reading
- * interface:
- * - embedded: the `live_counters` table, added to inside the processing transaction (exactly once
- *   for free, and kept across restarts);
+ * interface (`LiveCounterReader`):
+ * - embedded: the `live_counters` table (store/live-counters.ts), added to inside the processing
+ *   transaction (exactly once for free, and kept across restarts);
  * - production: Redis hashes `<prefix>:live:<workspace>:<day>` (no hot rows in Postgres with many
  *   workers), applied after commit from the outbox by one Lua script that also sets the effect's
  *   applied-marker, so a replayed effect never counts twice.
@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { CounterDeltas } from '@feedloop/core';
-import type { SqlExecutor } from '../db/sql-client.js';
+import type { LiveCounterReader } from '../store/live-counters.js';
 
 /**
  * ioredis is loaded on first use, not at import: the embedded profile never connects to Redis,
@@ -23,36 +23,6 @@ const COUNTER_TTL_SECONDS = 3 * 86_400;
 /** An effect's applied-marker lives as long as a lost effect could still be re-applied. */
 const APPLIED_TTL_SECONDS = 3 * 86_400;
 const COMMAND_TIMEOUT_MS = 2_000;
-
-/** Reads a workspace's counters of a day: field → count. */
-export interface LiveCounterReader {
-  read(workspaceId: string, day: string): Promise<Record<string, number>>;
-}
-
-/** The embedded store: a table written in the processing transaction. */
-export class SqlLiveCounters implements LiveCounterReader {
-  constructor(private readonly db: SqlExecutor) {}
-
-  /** Adds deltas inside the caller's transaction (rows sorted, so concurrent adds never deadlock). */
-  async add(tx: SqlExecutor, deltas: CounterDeltas): Promise<void> {
-    const rows = flatten(deltas).sort((a, b) => (a.ws + a.day + a.field < b.ws + b.day + b.field ? -1 : 1));
-    if (rows.length === 0) return;
-    await tx.query(
-      `INSERT INTO live_counters AS c (workspace_id, day, field, value)
-       SELECT ws, day::date, field, n FROM json_to_recordset($1::json) AS x(ws text, day text, field text, n bigint)
-       ON CONFLICT (workspace_id, day, field) DO UPDATE SET value = c.value + EXCLUDED.value`,
-      [JSON.stringify(rows)],
-    );
-  }
-
-  async read(workspaceId: string, day: string): Promise<Record<string, number>> {
-    const rows = await this.db.query<{ field: string; value: number }>(
-      'SELECT field, value FROM live_counters WHERE workspace_id = $1 AND day = $2::date',
-      [workspaceId, day],
-    );
-    return Object.fromEntries(rows.map((r) => [r.field, Number(r.value)]));
-  }
-}
 
 // KEYS[1]: the applied-marker; KEYS[2..]: counter hashes. ARGV[1]: marker TTL; ARGV[2]: hash TTL;
 // then per hash: the number of fields, followed by field/count pairs.
@@ -129,11 +99,4 @@ export class RedisLiveCounters implements LiveCounterReader, CounterApplier {
   private hashKey(workspaceId: string, day: string): string {
     return `${this.prefix}:live:${workspaceId}:${day}`;
   }
-}
-
-function flatten(deltas: CounterDeltas): Array<{ ws: string; day: string; field: string; n: number }> {
-  const rows: Array<{ ws: string; day: string; field: string; n: number }> = [];
-  for (const [ws, days] of Object.entries(deltas))
-    for (const [day, fields] of Object.entries(days)) for (const [field, n] of Object.entries(fields)) rows.push({ ws, day, field, n });
-  return rows;
 }

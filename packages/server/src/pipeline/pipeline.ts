@@ -9,11 +9,11 @@ import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
 import { probeDatabase, vacuumChurningTables } from '../db/database-upkeep.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
-import { deliverDueWebhooks } from '../emit/webhook-delivery.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
-import { SqlLiveCounters, type LiveCounterReader, type RedisLiveCounters } from './live-counter-store.js';
+import { SqlLiveCounters, type LiveCounterReader } from '../store/live-counters.js';
+import type { RedisLiveCounters } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
@@ -76,13 +76,19 @@ export interface PipelineDeps {
   redisCounters?: RedisLiveCounters;
   sink?: StreamSink;
   observer?: PipelineObserver;
+  /**
+   * Sends the webhook deliveries that are due (these ids, or up to `limit` of any), emit's
+   * `deliverDueWebhooks` bound to the deployment's settings by the composition root: the pipeline
+   * queues deliveries in its transactions and asks for them to be sent, never sending them itself.
+   */
+  deliverWebhooks: (selection: { ids: readonly number[] } | { limit: number }) => Promise<{ delivered: number; retried: number; failed: number }>;
 }
 
 /**
  * The processing pipeline of one process.
  *
  * @example
- * const pipeline = new Pipeline({ db, config, queue });
+ * const pipeline = new Pipeline({ db, config, queue, deliverWebhooks: (s) => deliverDueWebhooks(db, s) });
  * await pipeline.startWorker();          // this process also processes
  * pipeline.enqueue([['ws_1', eventId]]); // after an ingest commit
  */
@@ -156,7 +162,7 @@ export class Pipeline {
         }
       },
       deliver: async (data) => {
-        await deliverDueWebhooks(this.deps.db, { ids: data.ids, allowPrivate: this.deps.config.webhookAllowPrivate, publicUrl: this.deps.config.publicUrl });
+        await this.deps.deliverWebhooks({ ids: data.ids });
       },
       sweep: async () => {
         await this.sweep();
@@ -336,7 +342,7 @@ export class Pipeline {
     const stale = await takeStalePending(db, config.sweepGraceMs, SWEEP_EVENT_LIMIT);
     await this.addProcessJobs(stale);
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
-    const deliveries = await deliverDueWebhooks(db, { limit: SWEEP_ROW_LIMIT, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl });
+    const deliveries = await this.deps.deliverWebhooks({ limit: SWEEP_ROW_LIMIT });
     await upkeepEventLog(db);
     // PGlite runs no autovacuum, nor any autoanalyze: without statistics the planner guessed, and
     // guessed badly (see analyze-grown-tables.ts).

@@ -18,7 +18,7 @@ import { addClaimConfidence } from './claim-confidence-messages.js';
 import { classifyClaimedCorrections } from './classify-corrections.js';
 import { addHourlyCounts } from '../store/hourly-metrics.js';
 import { claimEvents } from '../store/claimed-events.js';
-import { SqlLiveCounters } from './live-counter-store.js';
+import { SqlLiveCounters } from '../store/live-counters.js';
 import type { EventKey } from './pipeline-jobs.js';
 import { runStages } from './run-stages.js';
 import { addSchemaTables } from './signal-schema-tables.js';

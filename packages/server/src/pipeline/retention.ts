@@ -1,7 +1,7 @@
 /**
  * Retention (issue 11, ADR-016, Phase 4.1): raw events older than their workspace's
  * `retentionDays`, a user's events beyond `maxEventsPerUser` and a workspace's beyond `maxEvents`
- * (oldest first) are archived as gzip JSONL (emit/archive-writer.ts) and then deleted with what
+ * (oldest first) are archived as gzip JSONL (store/archive-writer.ts) and then deleted with what
  * hangs off them (id keys, fingerprints, current votes, signals, outbox rows); the response
  * list's tags of the responses whose signals went are recomputed from what is left. Then a
  * response created before the cutoff with no event left (all its events were past retention,
@@ -19,7 +19,7 @@
  */
 import type { S3Settings } from '../config.js';
 import type { SqlClient } from '../db/sql-client.js';
-import { writeArchive } from '../emit/archive-writer.js';
+import { writeArchive } from '../store/archive-writer.js';
 import { appendAudit } from '../store/audit-log.js';
 import { deleteResponses } from '../store/response-removal.js';
 import { dropMemorySnapshots } from '../store/user-memory-snapshot.js';

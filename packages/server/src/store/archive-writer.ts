@@ -1,5 +1,5 @@
 /**
- * Writes retention archives: gzip-compressed JSONL, to a folder (embedded) or to S3
+ * Retention's cold store: archives written as gzip-compressed JSONL, to a folder (embedded) or to S3
  * (`s3://bucket/prefix`, production; the AWS SDK's usual environment for credentials, and the
  * config's `s3` endpoint, from `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`, for S3-compatible stores).
  */
