@@ -14,6 +14,7 @@ import {
 } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { EventKey } from './pipeline-pending.js';
+import type { FeedbackEventRow } from './feedback-event-row.js';
 
 /**
  * Index probes per key (LATERAL, fenced with OFFSET 0): the planner guesses json_to_recordset at
@@ -33,23 +34,26 @@ export interface ClaimedEvent {
   sampleWeight: number;
 }
 
-interface ClaimedRow {
-  workspace_id: string;
-  id: string;
-  response_id: string;
-  type: string;
-  source: string;
-  user_id: string | null;
-  session_id: string | null;
-  target_id: string | null;
-  payload: unknown;
-  metadata: Record<string, unknown> | null;
-  edit_distance: number | null;
-  occurred_at: Date;
-  received_at: Date;
-  duplicate_of: string | null;
-  superseded_by: string | null;
-  sample_weight: number | null;
+/** A claimed event's columns with its response's (`r_*`, null when the response is gone). */
+type ClaimedRow = Pick<
+  FeedbackEventRow,
+  | 'workspace_id'
+  | 'id'
+  | 'response_id'
+  | 'type'
+  | 'source'
+  | 'user_id'
+  | 'session_id'
+  | 'target_id'
+  | 'payload'
+  | 'metadata'
+  | 'edit_distance'
+  | 'occurred_at'
+  | 'received_at'
+  | 'duplicate_of'
+  | 'superseded_by'
+  | 'sample_weight'
+> & {
   r_session_id: string | null;
   r_user_id: string | null;
   query: string | null;
@@ -63,7 +67,7 @@ interface ClaimedRow {
   variant: string | null;
   /** Null when the response is gone (the LEFT JOIN found none). */
   r_created_at: Date | null;
-}
+};
 
 /** A claimed row as the JSON document carries it: timestamps as ISO strings. */
 type ClaimedJson = Omit<ClaimedRow, 'occurred_at' | 'received_at' | 'r_created_at'> & { occurred_at: string; received_at: string; r_created_at: string | null };

@@ -2,6 +2,7 @@
  * Reads of feedback events: filtered listing with cursor pagination, newest first.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
+import type { FeedbackEventRow } from './feedback-event-row.js';
 
 /** A stored feedback event as the API shows it. */
 export interface FeedbackView {
@@ -31,22 +32,11 @@ export interface FeedbackFilter {
   until?: Date;
 }
 
-interface FeedbackRow {
-  seq: number;
-  id: string;
-  response_id: string;
-  type: string;
-  source: string;
-  user_id: string | null;
-  session_id: string | null;
-  target_id: string | null;
-  payload: unknown;
-  metadata: unknown;
-  edit_distance: number | null;
-  occurred_at: Date;
-  received_at: Date;
-  superseded_by: string | null;
-}
+/** The columns of an event the listing reads. */
+type FeedbackRow = Pick<
+  FeedbackEventRow,
+  'seq' | 'id' | 'response_id' | 'type' | 'source' | 'user_id' | 'session_id' | 'target_id' | 'payload' | 'metadata' | 'edit_distance' | 'occurred_at' | 'received_at' | 'superseded_by'
+>;
 
 /** Turns a row into the API view. */
 export function toFeedbackView(r: FeedbackRow): FeedbackView {

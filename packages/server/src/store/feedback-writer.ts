@@ -18,6 +18,7 @@ import {
 } from '@feedloop/core';
 import { LOCK_CLASSES, responseLockStatement } from '../db/response-locks.js';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import type { FeedbackEventRow } from './feedback-event-row.js';
 import { firstIndexOf } from './first-index.js';
 import type { ResponseFactsCache } from './response-facts-cache.js';
 
@@ -59,30 +60,14 @@ interface ResponseFactsRow {
   answer: string | null;
 }
 
-interface EventRow {
+/** An event as the flush writes it: the row's columns (`seq` is the database's), its times as ISO strings. */
+type EventRow = Omit<FeedbackEventRow, 'workspace_id' | 'seq' | 'occurred_at' | 'received_at'> & {
   ws: string;
-  id: string;
-  response_id: string;
-  type: string;
-  source: string;
-  user_id: string | null;
-  session_id: string | null;
-  target_id: string | null;
-  payload: unknown;
-  metadata: unknown;
-  edit_distance: number | null;
   occurred_at: string;
   received_at: string;
-  content_hash: string | null;
-  voter: string | null;
-  vote_slot: string | null;
-  duplicate_of: string | null;
-  superseded_by: string | null;
-  verified: boolean;
-  sample_weight: number | null;
   /** The workspace's dedup window; read by the INSERT, not stored. */
   window_ms: number;
-}
+};
 
 const EVENT_COLUMNS =
   'window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text, verified boolean, sample_weight real';
