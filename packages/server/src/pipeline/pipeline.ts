@@ -25,8 +25,7 @@ import type { TrainingBatchView } from '../store/training-batches.js';
 import { upkeepEventLog } from '../store/event-log-upkeep.js';
 import { failPendingEvent } from '../store/feedback-signals.js';
 import { takeStalePending } from '../store/pipeline-pending.js';
-import { createTrainingBatch } from './training-batch-maker.js';
-import { workspacesDueForBatch } from '../store/training-examples.js';
+import { createTrainingBatch, makeDueTrainingBatches } from './training-batch-maker.js';
 import { runRetention, type RetentionReport } from './retention.js';
 
 /** Events a sweep re-enqueues at most. */
@@ -220,33 +219,15 @@ export class Pipeline {
     const { db, config } = this.deps;
     const report = await evaluateAlertTick(db, { intervalMs: config.alertIntervalMs, ...(now ? { now } : {}) });
     for (const { error } of report.errors) this.deps.observer?.error?.('alerts', error);
-    if (report.deliveryIds.length > 0) {
-      await this.deps.queue.add('deliver', { ids: report.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
-    }
+    await this.deliverSoon(report.deliveryIds);
     return report;
   }
 
-  /**
-   * The `training-batches` job: for each kind of `FEEDLOOP_TRAINING_BATCH_KINDS` and each
-   * workspace with at least its threshold of unused examples of it, makes batches until fewer are
-   * left, then delivers their `training.batch_ready`. Safe to run in many workers at once: a
-   * claim never takes another's events.
-   */
+  /** The `training-batches` job: the kinds of `FEEDLOOP_TRAINING_BATCH_KINDS` (training-batch-maker.ts), each batch's `training.batch_ready` delivered. */
   async trainingBatches(): Promise<number> {
     const { db, config } = this.deps;
-    let made = 0;
-    for (const kind of config.trainingBatchKinds) {
-      for (const { workspaceId, threshold } of await workspacesDueForBatch(db, kind, config.trainingBatchThreshold)) {
-        for (;;) {
-          const request = { workspaceId, kind, minEvents: threshold, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined };
-          const created = await createTrainingBatch(db, request);
-          if (!created) break;
-          made++;
-          await this.afterBatch(created.deliveryIds, created.effectId);
-        }
-      }
-    }
-    return made;
+    const options = { kinds: config.trainingBatchKinds, threshold: config.trainingBatchThreshold, dir: config.trainingBatchDir, stream: this.deps.sink !== undefined };
+    return makeDueTrainingBatches(db, options, (created) => this.afterBatch(created.deliveryIds, created.effectId));
   }
 
   /** Archives and deletes raw events past retention (the scheduled `retention` job). */
@@ -270,9 +251,7 @@ export class Pipeline {
   /** Starts what a training batch made outside its transaction: its webhook deliveries and its stream message. */
   async afterBatch(deliveryIds: number[], effectId: number | null): Promise<void> {
     if (effectId !== null) await this.applyEffectsOf(effectId);
-    if (deliveryIds.length > 0) {
-      await this.deps.queue.add('deliver', { ids: deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
-    }
+    await this.deliverSoon(deliveryIds);
   }
 
   /**
@@ -292,9 +271,7 @@ export class Pipeline {
       if (report.effectId !== null) await this.applyEffectsOf(report.effectId);
       addReport(total, report);
     }
-    if (total.deliveryIds.length > 0) {
-      await this.deps.queue.add('deliver', { ids: total.deliveryIds }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
-    }
+    await this.deliverSoon(total.deliveryIds);
     if (total.counted > 0) {
       // One rescore job waits at a time (its id), a moment after the first batch that wants it:
       // the batches of that moment share one recompute of each response they touched.
@@ -381,6 +358,12 @@ export class Pipeline {
   }
 
   /** Applies one batch's effects after its commit; a failure leaves them in the outbox for the sweep. */
+  /** Queues the sending of deliveries a transaction made (a failed queue leaves them to the sweep). */
+  private async deliverSoon(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.deps.queue.add('deliver', { ids }).catch((err: unknown) => this.deps.observer?.error?.('deliver', err));
+  }
+
   private async applyEffectsOf(effectId: number): Promise<void> {
     await applyEffects(this.deps.db, { ids: [effectId] }, this.targets()).catch((err: unknown) => this.deps.observer?.error?.('effects', err));
   }

@@ -18,7 +18,7 @@ import { createDeliveries } from '../store/webhooks.js';
 import { insertEffect } from '../store/pipeline-effects.js';
 import { TRAINING_BATCH_KINDS, type TrainingBatchKindName } from '../store/training-batch-lines.js';
 import { recordTrainingBatch, type TrainingBatchView } from '../store/training-batches.js';
-import { claimTrainingExamples } from '../store/training-examples.js';
+import { claimTrainingExamples, workspacesDueForBatch } from '../store/training-examples.js';
 
 /** Events one batch takes at most; more unused ones make further batches. */
 export const TRAINING_BATCH_MAX_EVENTS = 10_000;
@@ -100,4 +100,32 @@ async function writeLines(path: string, lines: AsyncIterable<string>): Promise<n
     createWriteStream(path, { flags: 'wx' }),
   );
   return n;
+}
+
+/**
+ * The scheduled job's work: for each kind and each workspace with at least its threshold of
+ * unused examples of it, makes batches until fewer are left, calling `made` after each commit.
+ * Safe in many workers at once: a claim never takes another's events.
+ *
+ * @returns how many batches were made.
+ * @example
+ * await makeDueTrainingBatches(db, { kinds: ['corrections'], threshold: 50, dir, stream: false }, afterCommit) // 2
+ */
+export async function makeDueTrainingBatches(
+  db: SqlClient,
+  options: { kinds: readonly TrainingBatchKindName[]; threshold: number; dir: string; stream: boolean },
+  made: (created: CreatedTrainingBatch) => Promise<void>,
+): Promise<number> {
+  let count = 0;
+  for (const kind of options.kinds) {
+    for (const { workspaceId, threshold } of await workspacesDueForBatch(db, kind, options.threshold)) {
+      for (;;) {
+        const created = await createTrainingBatch(db, { workspaceId, kind, minEvents: threshold, dir: options.dir, stream: options.stream });
+        if (!created) break;
+        count++;
+        await made(created);
+      }
+    }
+  }
+  return count;
 }
