@@ -5,6 +5,7 @@
  * Not in runStages: that is pure and synchronous, and the SQL grammars load asynchronously (and
  * only when a batch has an SQL correction).
  */
+import { correctedPair } from '@feedloop/core';
 import { classifyCorrections, cutText, toStoredClass } from '../store/correction-class.js';
 import type { ClaimedEvent } from '../store/claimed-events.js';
 import type { SignalRow } from '../store/feedback-signals.js';
@@ -27,10 +28,9 @@ export async function classifyClaimedCorrections(claimed: readonly ClaimedEvent[
   for (const row of rows) {
     const c = byKey.get(`${row.workspace_id}\u0000${row.event_id}`);
     if (!c || c.event.type !== 'correction') continue;
-    const { original, corrected, format } = c.event.payload;
-    const before = original ?? c.response?.answer;
-    if (before === undefined) continue;
-    todo.push({ row, original: cutText(before), corrected: cutText(corrected), format: format ?? null });
+    const pair = correctedPair(c.event, c.response?.answer);
+    if (pair === undefined) continue;
+    todo.push({ row, original: cutText(pair.original), corrected: cutText(pair.corrected), format: c.event.payload.format ?? null });
   }
   let classified: Awaited<ReturnType<typeof classifyCorrections>>;
   try {

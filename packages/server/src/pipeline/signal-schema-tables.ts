@@ -4,7 +4,7 @@
  * synchronous, while the SQL grammars (the ones correction insights use) load asynchronously,
  * and only when a batch holds SQL at all.
  */
-import { loadSqlGrammars, looksLikeSql, sqlTables, type OutboundMessage, type SqlGrammars } from '@feedloop/core';
+import { correctedPair, loadSqlGrammars, looksLikeSql, sqlTables, type OutboundMessage, type SqlGrammars } from '@feedloop/core';
 import { cutText } from '../store/correction-class.js';
 import type { ClaimedEvent } from '../store/claimed-events.js';
 import type { SignalRow } from '../store/feedback-signals.js';
@@ -13,9 +13,9 @@ import type { SignalRow } from '../store/feedback-signals.js';
 function sqlTextsOf(c: ClaimedEvent): string[] {
   const answer = c.response?.answer;
   if (c.event.type === 'correction') {
-    const { original, corrected, format } = c.event.payload;
-    const before = original ?? answer ?? '';
-    if (format === 'sql' || (format === undefined && looksLikeSql(before) && looksLikeSql(corrected))) return [cutText(before), cutText(corrected)];
+    const { original, corrected } = correctedPair(c.event, answer) ?? { original: '', corrected: c.event.payload.corrected };
+    const { format } = c.event.payload;
+    if (format === 'sql' || (format === undefined && looksLikeSql(original) && looksLikeSql(corrected))) return [cutText(original), cutText(corrected)];
     return [];
   }
   return answer !== undefined && looksLikeSql(answer) ? [cutText(answer)] : [];
