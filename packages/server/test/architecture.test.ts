@@ -69,15 +69,8 @@ const LAYER_EXCEPTIONS: readonly string[] = [
   'cli/mcp-command.ts -> http/mcp-server.ts',
 ];
 
-/**
- * Files outside `store/` and `db/` that still run SQL, with how many calls. Issue 25: to move
- * (`cli/demo-settle.ts` waits for the demo's rework; webhook delivery's claim and record
- * statements are next; the live counters' SQL table sits beside their Redis twin).
- */
-const SQL_EXCEPTIONS: Readonly<Record<string, number>> = {
-  'cli/demo-settle.ts': 1,
-  'emit/webhook-delivery.ts': 4,
-};
+/** Files outside `store/` and `db/` that still run SQL, with how many calls (issue 25: none left). */
+const SQL_EXCEPTIONS: Readonly<Record<string, number>> = {};
 
 /**
  * Import cycles allowed, each as its files in order (package-relative). Both are type-only in
@@ -227,8 +220,8 @@ describe('architecture', () => {
   });
 
   it('a shared constant is defined once: DAY_MS in core/src/time.ts (issue 25: the listed copies are to go)', () => {
-    // The dashboard bundles no core code yet (its copies go when it does); the CLI demo and retention are other owners' files.
-    const listed = ['dashboard/src/pages/overview.tsx', 'dashboard/src/ui.tsx', 'server/src/cli/demo-data.ts', 'server/src/pipeline/retention.ts'];
+    // The dashboard bundles no core code yet (its copies go when it does).
+    const listed = ['dashboard/src/pages/overview.tsx', 'dashboard/src/ui.tsx'];
     const found = ['core', 'server', 'client', 'widget', 'dashboard']
       .flatMap((p) => sources(join(packages, p, 'src')))
       .filter((f) => /\bconst DAY_MS\s*=/.test(readFileSync(f, 'utf8')))

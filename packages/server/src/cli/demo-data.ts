@@ -5,6 +5,7 @@
  * quality drop in the last day and a half (a model rollout gone wrong) that fires the
  * satisfaction alert, SQL corrections, edits, retries, escalations, comments and cited documents.
  */
+import { DAY_MS } from '@feedloop/core';
 
 /** A response as `POST /v1/responses/batch` takes it. */
 export interface DemoResponse {
@@ -42,7 +43,6 @@ export interface DemoData {
 
 /** The demo's experiment id. */
 export const DEMO_EXPERIMENT = 'support-prompt-v2';
-const DAY_MS = 86_400_000;
 
 /** mulberry32: a tiny seeded generator, so every demo run seeds the same workspace. */
 function random(seed: number): () => number {

@@ -15,26 +15,10 @@ import type { SqlClient } from '../db/sql-client.js';
 import { evaluateAlertTick } from '../pipeline/alert-evaluation.js';
 import { rescoreDirtyResponses } from '../pipeline/rescore.js';
 import { rollupDirtyDays } from '../pipeline/rollup.js';
+import { workspaceBacklog } from '../store/pipeline-pending.js';
 
 /** How often the outbox is looked at while the pipeline processes. */
 const POLL_MS = 250;
-
-/** What is left to do for a workspace. */
-interface Backlog {
-  pending: number;
-  dirty: number;
-  scores: number;
-}
-
-async function backlogOf(db: SqlClient, workspaceId: string): Promise<Backlog> {
-  const [row] = await db.query<Backlog>(
-    `SELECT (SELECT count(*) FROM pipeline_pending WHERE workspace_id = $1)::int AS pending,
-            (SELECT count(*) FROM rollup_dirty WHERE workspace_id = $1)::int AS dirty,
-            (SELECT count(*) FROM score_dirty WHERE workspace_id = $1)::int AS scores`,
-    [workspaceId],
-  );
-  return row ?? { pending: 0, dirty: 0, scores: 0 };
-}
 
 /**
  * Waits until the pipeline has processed the workspace's events, then rescores, rolls up and
@@ -51,7 +35,7 @@ export async function settleDemo(db: SqlClient, workspaceId: string, timeoutMs: 
   const check = (what: string): void => {
     if (Date.now() > until) throw new Error(`the demo's ${what} did not finish within ${Math.round(timeoutMs / 1000)} s`);
   };
-  while ((await backlogOf(db, workspaceId)).pending > 0) {
+  while ((await workspaceBacklog(db, workspaceId)).pending > 0) {
     check('processing');
     await sleep(POLL_MS);
   }
@@ -62,7 +46,7 @@ export async function settleDemo(db: SqlClient, workspaceId: string, timeoutMs: 
     // The rollups' arithmetic runs on this thread here (the pipeline's own rollup thread is its
     // own business); nothing else waits for the database while the demo seeds.
     while ((await rollupDirtyDays(db)).length > 0) check('rollups');
-    const left = await backlogOf(db, workspaceId);
+    const left = await workspaceBacklog(db, workspaceId);
     if (left.pending === 0 && left.dirty === 0 && left.scores === 0) break;
     // A day whose rollup is paced (`not_before`) or an event the sweep re-enqueued.
     check('rollups');

@@ -16,13 +16,12 @@
  * `safe-address.ts`) unless `allowPrivate`, and the log keeps a coded reason per failure, never
  * the connection error's text.
  */
-import { type OutboundMessage } from '@feedloop/core';
 import type { Dispatcher } from 'undici';
 import type { SqlClient } from '../db/sql-client.js';
 import { deliveryFailureReason } from './delivery-failure.js';
 import { formatWebhookBody } from './webhook-formats.js';
 import { guardedLookup, literalHostClass, type AddressPolicy, type Resolver } from './safe-address.js';
-import { WEBHOOK_DELETED_ERROR, type DeliveryFailureReason, type WebhookFormat } from '../store/webhooks.js';
+import { claimDueDeliveries, failDelivery, markDelivered, recordFailedAttempt, WEBHOOK_DELETED_ERROR, type DeliveryFailureReason, type DueDelivery, type WebhookFormat } from '../store/webhooks.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhookBody } from './webhook-signature.js';
 
 /** Options of {@link deliverDueWebhooks}; every one has a default. */
@@ -78,19 +77,6 @@ const USER_AGENT = 'feedloop-webhooks/1';
 const HTTP_OK_MIN = 200;
 const HTTP_OK_MAX = 299;
 
-interface ClaimedRow {
-  id: number;
-  message_id: string;
-  event_type: string;
-  body: OutboundMessage;
-  attempts: number;
-  webhook_id: string;
-  url: string | null;
-  secret: string | null;
-  format: WebhookFormat | null;
-  deleted: boolean;
-}
-
 type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: DeliveryFailureReason };
 
 /**
@@ -105,34 +91,9 @@ export function retryDelayMs(attempts: number, backoffMs: number): number {
   return Math.min(backoffMs * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
 }
 
-/** The rows a call sends: due, pending, not leased by another caller; leased to this one on return. */
-async function claim(db: SqlClient, options: { ids: readonly number[] | undefined; limit: number; now: Date | undefined; leaseMs: number }): Promise<ClaimedRow[]> {
-  // The clock is the database's unless the caller gives one, so rows queued with `now()` are due
-  // by the same clock that checks them, whatever the skew between this host and the database.
-  return db.query<ClaimedRow>(
-    `WITH due AS (
-       SELECT d.id, w.url, w.secret, w.format, (w.id IS NULL OR w.deleted_at IS NOT NULL) AS deleted
-         FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
-        WHERE d.status = 'pending'
-          AND d.next_attempt_at <= COALESCE($1::timestamptz, now())
-          AND (d.lease_until IS NULL OR d.lease_until < COALESCE($1::timestamptz, now()))
-          AND ($2::bigint[] IS NULL OR d.id = ANY ($2::bigint[]))
-        ORDER BY d.next_attempt_at, d.id
-        LIMIT $3
-        FOR UPDATE OF d SKIP LOCKED
-     )
-     UPDATE webhook_deliveries d
-        SET lease_until = COALESCE($1::timestamptz, now()) + $4::double precision * interval '1 millisecond'
-       FROM due
-      WHERE d.id = due.id
-     RETURNING d.id, d.webhook_id, d.message_id, d.event_type, d.body, d.attempts, due.url, due.secret, due.format, due.deleted`,
-    [options.now ?? null, options.ids ?? null, options.limit, options.leaseMs],
-  );
-}
-
 /** POSTs one delivery and tells how it went; never throws. */
 async function post(
-  row: ClaimedRow & { url: string; secret: string; format: WebhookFormat },
+  row: DueDelivery & { url: string; secret: string; format: WebhookFormat },
   fetch: typeof import('undici').fetch,
   dispatcher: Dispatcher,
   policy: AddressPolicy,
@@ -190,7 +151,7 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
   const now = options.now;
   const policy: AddressPolicy = { allowPrivate: options.allowPrivate ?? false, ...(options.resolve ? { resolve: options.resolve } : {}) };
 
-  const rows = await claim(db, { ids: options.ids, limit, now, leaseMs });
+  const rows = await claimDueDeliveries(db, { ids: options.ids, limit, now, leaseMs });
   if (rows.length === 0) return report;
   // undici is loaded by the first delivery, not at start: most servers have no webhook, and
   // loading it costs ~19 MB resident.
@@ -198,37 +159,21 @@ export async function deliverDueWebhooks(db: SqlClient, options: DeliverOptions 
   // One agent per call: its lookup carries this call's policy, and closing it leaves no socket.
   const dispatcher = new Agent({ connect: { lookup: guardedLookup(policy) } });
 
-  const record = async (row: ClaimedRow): Promise<void> => {
+  const record = async (row: DueDelivery): Promise<void> => {
     if (row.deleted || row.url === null || row.secret === null || row.format === null) {
-      await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_error = $2, lease_until = NULL WHERE id = $1 AND status = 'pending'`, [
-        row.id,
-        WEBHOOK_DELETED_ERROR,
-      ]);
+      await failDelivery(db, row.id, WEBHOOK_DELETED_ERROR);
       report.failed++;
       return;
     }
     const outcome = await post({ ...row, url: row.url, secret: row.secret, format: row.format }, fetch, dispatcher, policy, timeoutMs, options.publicUrl);
     if (outcome.ok) {
-      // Not guarded on 'pending': a delivery failed by a concurrent webhook delete was still sent.
-      await db.query(
-        `UPDATE webhook_deliveries
-            SET status = 'delivered', attempts = attempts + 1, last_status_code = $2, last_error = NULL,
-                delivered_at = COALESCE($3::timestamptz, now()), lease_until = NULL
-          WHERE id = $1 AND status <> 'delivered'`,
-        [row.id, outcome.status, now ?? null],
-      );
+      await markDelivered(db, row.id, outcome.status, now);
       report.delivered++;
       return;
     }
     const attempts = row.attempts + 1;
     const giveUp = attempts >= maxAttempts;
-    await db.query(
-      `UPDATE webhook_deliveries
-          SET status = $2, attempts = attempts + 1, last_status_code = $3, last_error = $4,
-              next_attempt_at = COALESCE($5::timestamptz, now()) + $6::double precision * interval '1 millisecond', lease_until = NULL
-        WHERE id = $1 AND status = 'pending'`,
-      [row.id, giveUp ? 'failed' : 'pending', outcome.status, outcome.error, now ?? null, giveUp ? 0 : retryDelayMs(attempts, backoffMs)],
-    );
+    await recordFailedAttempt(db, row.id, { giveUp, status: outcome.status, error: outcome.error, now, retryInMs: giveUp ? 0 : retryDelayMs(attempts, backoffMs) });
     if (giveUp) report.failed++;
     else report.retried++;
   };

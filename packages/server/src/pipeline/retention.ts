@@ -17,6 +17,7 @@
  * workspace's cutoff is archived and dropped whole (`DROP TABLE`, no row-by-row delete and no
  * bloat); what is left, and everything on PGlite, is deleted by rows.
  */
+import { DAY_MS } from '@feedloop/core';
 import type { S3Settings } from '../config.js';
 import type { SqlClient } from '../db/sql-client.js';
 import { writeArchive } from '../store/archive-writer.js';
@@ -29,7 +30,6 @@ import { listWorkspaces } from '../store/workspaces.js';
 
 /** Events archived per file (and per delete transaction). */
 const PAGE = 5_000;
-const DAY_MS = 86_400_000;
 
 /** What a run did. */
 export interface RetentionReport {

@@ -43,3 +43,27 @@ export async function pendingBacklog(db: SqlExecutor, workspaceId: string): Prom
   );
   return { pending: row?.n ?? 0, oldestAgeMs: row?.oldest_ms ?? null };
 }
+
+/** What is left to do for a workspace: events to process, days to roll up, responses to rescore. */
+export interface WorkspaceBacklog {
+  pending: number;
+  dirty: number;
+  scores: number;
+}
+
+/**
+ * How much of a workspace's work the pipeline has not done yet (the demo waits for all three to
+ * reach zero).
+ *
+ * @example
+ * await workspaceBacklog(db, 'ws_1') // { pending: 0, dirty: 2, scores: 14 }
+ */
+export async function workspaceBacklog(db: SqlExecutor, workspaceId: string): Promise<WorkspaceBacklog> {
+  const [row] = await db.query<WorkspaceBacklog>(
+    `SELECT (SELECT count(*) FROM pipeline_pending WHERE workspace_id = $1)::int AS pending,
+            (SELECT count(*) FROM rollup_dirty WHERE workspace_id = $1)::int AS dirty,
+            (SELECT count(*) FROM score_dirty WHERE workspace_id = $1)::int AS scores`,
+    [workspaceId],
+  );
+  return row ?? { pending: 0, dirty: 0, scores: 0 };
+}

@@ -267,3 +267,79 @@ export async function createDeliveries(tx: SqlExecutor, messages: readonly Outbo
   );
   return rows.map((r) => r.id);
 }
+
+/** A claimed delivery with its webhook's address, secret and format (null, and `deleted`, when the webhook is gone). */
+export interface DueDelivery {
+  id: number;
+  message_id: string;
+  event_type: string;
+  body: OutboundMessage;
+  attempts: number;
+  webhook_id: string;
+  url: string | null;
+  secret: string | null;
+  format: WebhookFormat | null;
+  deleted: boolean;
+}
+
+/**
+ * Claims the deliveries a call sends: due, pending, not leased by another caller (these `ids`
+ * only, when given), leased to this caller for `leaseMs` on return.
+ *
+ * @example
+ * const rows = await claimDueDeliveries(db, { ids: undefined, limit: 100, now: undefined, leaseMs: 60_000 });
+ */
+export async function claimDueDeliveries(db: SqlExecutor, options: { ids: readonly number[] | undefined; limit: number; now: Date | undefined; leaseMs: number }): Promise<DueDelivery[]> {
+  // The clock is the database's unless the caller gives one, so rows queued with `now()` are due
+  // by the same clock that checks them, whatever the skew between this host and the database.
+  return db.query<DueDelivery>(
+    `WITH due AS (
+       SELECT d.id, w.url, w.secret, w.format, (w.id IS NULL OR w.deleted_at IS NOT NULL) AS deleted
+         FROM webhook_deliveries d LEFT JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending'
+          AND d.next_attempt_at <= COALESCE($1::timestamptz, now())
+          AND (d.lease_until IS NULL OR d.lease_until < COALESCE($1::timestamptz, now()))
+          AND ($2::bigint[] IS NULL OR d.id = ANY ($2::bigint[]))
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT $3
+        FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE webhook_deliveries d
+        SET lease_until = COALESCE($1::timestamptz, now()) + $4::double precision * interval '1 millisecond'
+       FROM due
+      WHERE d.id = due.id
+     RETURNING d.id, d.webhook_id, d.message_id, d.event_type, d.body, d.attempts, due.url, due.secret, due.format, due.deleted`,
+    [options.now ?? null, options.ids ?? null, options.limit, options.leaseMs],
+  );
+}
+
+/** Gives a pending delivery up with `reason` (its webhook was deleted). */
+export async function failDelivery(db: SqlExecutor, id: number, reason: DeliveryFailureReason): Promise<void> {
+  await db.query(`UPDATE webhook_deliveries SET status = 'failed', last_error = $2, lease_until = NULL WHERE id = $1 AND status = 'pending'`, [id, reason]);
+}
+
+/** Records a delivery answered 2xx. Not guarded on 'pending': a delivery failed by a concurrent webhook delete was still sent. */
+export async function markDelivered(db: SqlExecutor, id: number, status: number, now: Date | undefined): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries
+        SET status = 'delivered', attempts = attempts + 1, last_status_code = $2, last_error = NULL,
+            delivered_at = COALESCE($3::timestamptz, now()), lease_until = NULL
+      WHERE id = $1 AND status <> 'delivered'`,
+    [id, status, now ?? null],
+  );
+}
+
+/** Records a failed attempt: the delivery is retried in `retryInMs`, or given up. */
+export async function recordFailedAttempt(
+  db: SqlExecutor,
+  id: number,
+  attempt: { giveUp: boolean; status: number | null; error: DeliveryFailureReason; now: Date | undefined; retryInMs: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries
+        SET status = $2, attempts = attempts + 1, last_status_code = $3, last_error = $4,
+            next_attempt_at = COALESCE($5::timestamptz, now()) + $6::double precision * interval '1 millisecond', lease_until = NULL
+      WHERE id = $1 AND status = 'pending'`,
+    [id, attempt.giveUp ? 'failed' : 'pending', attempt.status, attempt.error, attempt.now ?? null, attempt.retryInMs],
+  );
+}
