@@ -32,8 +32,13 @@ import { runRetention, type RetentionReport } from './retention.js';
 const SWEEP_EVENT_LIMIT = 50_000;
 /** Effects and deliveries a sweep retries at most. */
 const SWEEP_ROW_LIMIT = 1_000;
-/** The id of the pending rescore job (a colon is not allowed in BullMQ custom ids). */
-const RESCORE_JOB_ID = 'rescore-pending';
+/**
+ * The id of the rescore job that the requests of one moment share (a colon is not allowed in
+ * BullMQ custom ids). One id per {@link RESCORE_DELAY_MS} window: a fixed id was dropped while a
+ * job of that id was still running, and the marks made after its last read waited for the
+ * scheduled rescore.
+ */
+const rescoreJobId = (): string => `rescore-${Math.floor(Date.now() / RESCORE_DELAY_MS)}`;
 /** How long committed events wait for others to share a queue job with. */
 const ENQUEUE_COALESCE_MS = 5;
 /** How long a rescore waits for more batches to coalesce with. */
@@ -275,7 +280,7 @@ export class Pipeline {
     if (total.counted > 0) {
       // One rescore job waits at a time (its id), a moment after the first batch that wants it:
       // the batches of that moment share one recompute of each response they touched.
-      await this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID, delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
+      await this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
     }
     this.deps.observer?.processed?.(total, performance.now() - started);
     return total;
@@ -339,7 +344,7 @@ export class Pipeline {
   /** Enqueues a rescore and a rollup of the workspace's dirty days (an erasure marked them); never throws: the schedule finds the marks. */
   async recompute(workspaceId: string): Promise<void> {
     const failed = (err: unknown) => this.deps.observer?.error?.('recompute', err);
-    await Promise.all([this.deps.queue.add('rescore', {}, { jobId: RESCORE_JOB_ID, delayMs: RESCORE_DELAY_MS }).catch(failed), this.deps.queue.add('rollup', { workspaceId }).catch(failed)]);
+    await Promise.all([this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch(failed), this.deps.queue.add('rollup', { workspaceId }).catch(failed)]);
   }
 
   /** The queue's job counts (waiting, active, delayed, failed). */

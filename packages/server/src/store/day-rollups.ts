@@ -91,7 +91,9 @@ export interface DirtyDay {
 
 /**
  * The dirty day marked longest ago that is due (its pace passed) and not in `skip`; with
- * `workspaceId`, that workspace's only (an erasure's rollup job).
+ * `workspaceId`, that workspace's only and whatever its pace (an erasure's rollup job: the
+ * aggregates must stop counting the erased user now, and a scheduled rollup that read the day
+ * before the erasure will have deferred it).
  *
  * @example
  * await nextDirtyDay(db, []) // { workspaceId: 'ws_1', day: '2026-11-22', version: 3 }
@@ -100,7 +102,7 @@ export async function nextDirtyDay(db: SqlExecutor, skip: ReadonlyArray<{ worksp
   const [mark] = await db.query<{ workspace_id: string; day: string; version: number }>(
     `SELECT workspace_id, to_char(day, 'YYYY-MM-DD') AS day, version FROM rollup_dirty
       WHERE (workspace_id, day) NOT IN (SELECT x.ws, x.day::date FROM json_to_recordset($1::json) AS x(ws text, day text))
-        AND (not_before IS NULL OR not_before <= now())${workspaceId === undefined ? '' : ' AND workspace_id = $2'}
+        AND ${workspaceId === undefined ? '(not_before IS NULL OR not_before <= now())' : 'workspace_id = $2'}
       ORDER BY marked_at LIMIT 1`,
     [JSON.stringify(skip.map((d) => ({ ws: d.workspaceId, day: d.day }))), ...(workspaceId === undefined ? [] : [workspaceId])],
   );
