@@ -33,10 +33,8 @@ const SWEEP_EVENT_LIMIT = 50_000;
 /** Effects and deliveries a sweep retries at most. */
 const SWEEP_ROW_LIMIT = 1_000;
 /**
- * The id of the rescore job that the requests of one moment share (a colon is not allowed in
- * BullMQ custom ids). One id per {@link RESCORE_DELAY_MS} window: a fixed id was dropped while a
- * job of that id was still running, and the marks made after its last read waited for the
- * scheduled rescore.
+ * The rescore job the requests of one {@link RESCORE_DELAY_MS} window share (no colon: BullMQ ids).
+ * A fixed id was dropped while a job of that id ran, and later marks waited for the schedule.
  */
 const rescoreJobId = (): string => `rescore-${Math.floor(Date.now() / RESCORE_DELAY_MS)}`;
 /** How long committed events wait for others to share a queue job with. */
