@@ -8,9 +8,6 @@ import { emptyTally, trainingBatchRows, TRAINING_BATCH_FORMATS, type TrainingBat
 import type { SqlExecutor } from '../db/sql-client.js';
 import { readBatchCorrections, readBatchGroups } from '../store/training-batch-reads.js';
 
-/** Corrections read a page at a time, so a batch of any size is written in bounded memory. */
-const CORRECTIONS_PAGE = 1_000;
-
 /**
  * Yields the JSONL lines (no newline) of one batch of the kind: a `corrections` batch one TRL DPO
  * pair a correction, in log order (a tie, the corrected text equal to the text corrected, makes
@@ -22,14 +19,9 @@ const CORRECTIONS_PAGE = 1_000;
  */
 export async function* trainingBatchLines(db: SqlExecutor, workspaceId: string, batchId: string, kind: TrainingBatchKindName): AsyncGenerator<string> {
   const tally = emptyTally();
-  if (kind !== 'corrections') {
-    const groups = await readBatchGroups(db, workspaceId, batchId, TRAINING_BATCH_FORMATS[kind].format === 'openai-chat');
-    for (const group of groups) for (const row of trainingBatchRows(kind, group, tally)) yield JSON.stringify(row);
-    return;
-  }
-  for (let after: number | null = -1; after !== null; ) {
-    const page = await readBatchCorrections(db, workspaceId, batchId, after, CORRECTIONS_PAGE);
-    for (const group of page.groups) for (const row of trainingBatchRows(kind, group, tally)) yield JSON.stringify(row);
-    after = page.last;
-  }
+  const groups =
+    kind === 'corrections'
+      ? await readBatchCorrections(db, workspaceId, batchId)
+      : await readBatchGroups(db, workspaceId, batchId, TRAINING_BATCH_FORMATS[kind].format === 'openai-chat');
+  for (const group of groups) for (const row of trainingBatchRows(kind, group, tally)) yield JSON.stringify(row);
 }

@@ -9,39 +9,35 @@ import type { PromptGroup } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { addConversationHistory, readResponseEvents, readResponsesById, toExportEvent, type EventRow } from './export-reads.js';
 
-/** Responses read a page at a time, so a batch of many responses is read in bounded statements. */
+/** Responses whose events are read in one statement. */
 const PAGE = 1_000;
 
 /**
- * A page of a `corrections` batch: its corrections after the log position `afterSeq`, in log
- * order, each alone on its response (one prompt group a correction, keyed by its event id), with
- * the log position of the last event read (`null` when the batch has no more).
+ * A `corrections` batch's corrections in log order, each alone on its response (one prompt group
+ * a correction, keyed by its event id). A batch holds at most 10,000 events, read whole: its
+ * responses in one statement, where a page at a time cost a scan of the workspace's responses
+ * a page.
  *
  * @example
- * const { groups, last } = await readBatchCorrections(db, ws, 'tb_0190…', -1, 1000);
+ * const groups = await readBatchCorrections(db, ws, 'tb_0190…');
  */
-export async function readBatchCorrections(
-  db: SqlExecutor,
-  workspaceId: string,
-  batchId: string,
-  afterSeq: number,
-  limit: number,
-): Promise<{ groups: PromptGroup[]; last: number | null }> {
-  const rows = await db.query<EventRow & { seq: string }>(
-    `SELECT e.seq::text AS seq, e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
+export async function readBatchCorrections(db: SqlExecutor, workspaceId: string, batchId: string): Promise<PromptGroup[]> {
+  const rows = await db.query<EventRow>(
+    // The signal row by its primary key (LATERAL, fenced with OFFSET 0, as in readResponseEvents).
+    `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
             s.weight, s.learning_signal, e.verified, NULL AS premise_text, NULL AS hypothesis_text
        FROM feedback_events e
-       LEFT JOIN feedback_signals s ON s.workspace_id = e.workspace_id AND s.event_id = e.id
-      WHERE e.workspace_id = $1 AND e.applied_to_training = $2 AND e.seq > $3
-      ORDER BY e.seq LIMIT $4`,
-    [workspaceId, batchId, afterSeq, limit],
+       LEFT JOIN LATERAL (SELECT weight, learning_signal FROM feedback_signals s
+                           WHERE s.workspace_id = $1 AND s.event_id = e.id OFFSET 0) s ON true
+      WHERE e.workspace_id = $1 AND e.applied_to_training = $2
+      ORDER BY e.seq`,
+    [workspaceId, batchId],
   );
   const responses = new Map((await readResponsesById(db, workspaceId, [...new Set(rows.map((r) => r.response_id))])).map((k) => [k.response.id, k.response]));
-  const groups = rows.flatMap((row) => {
+  return rows.flatMap((row) => {
     const response = responses.get(row.response_id);
     return response ? [{ key: row.id, responses: [{ response, events: [toExportEvent(row, response)] }] }] : [];
   });
-  return { groups, last: rows.length < limit ? null : Number(rows[rows.length - 1]?.seq) };
 }
 
 /**
