@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import copyStreams from 'pg-copy-streams';
 import { contentFingerprint, resolveWorkspaceSettings, sourceOfType, voteSlot, type FeedbackEvent } from '../packages/core/src/index.js';
 import { loadMigrations, migrate } from '../packages/server/src/db/migrate.js';
@@ -188,10 +189,20 @@ async function side(migrationsDir: string | undefined, write: Writer, runId: str
   };
 }
 
+/** Where a tree keeps the feedback writer, newest layout first (issue 25 moved it from ingest/ to store/). */
+const WRITER_PATHS = ['packages/server/src/store/feedback-writer.ts', 'packages/server/src/ingest/feedback-writer.ts'];
+
+/** The base tree's feedback writer: the first of {@link WRITER_PATHS} that it has. */
+function baseWriterPath(baseDir: string): string {
+  const found = WRITER_PATHS.map((p) => `${baseDir}/${p}`).find((p) => existsSync(p));
+  if (!found) throw new Error(`SCHEMA_BASE_DIR ${baseDir} has no feedback writer (looked for ${WRITER_PATHS.join(', ')})`);
+  return found;
+}
+
 /** The A/B run: the base tree's schema and writer against this tree's, alternating. */
 export async function runSchemaAb(baseDir: string): Promise<void> {
   const stored = envInt('SCHEMA_STORED', 100_000);
-  const base = (await import(`${baseDir}/packages/server/src/ingest/feedback-writer.ts`)) as { writeFeedbackBatch: Writer };
+  const base = (await import(baseWriterPath(baseDir))) as { writeFeedbackBatch: Writer };
   const runId = token(4);
   const a = await side(`${baseDir}/packages/server/migrations`, base.writeFeedbackBatch, runId);
   const b = await side(undefined, writeFeedbackBatch, runId);

@@ -40,3 +40,16 @@ export function correctedPair(event: RevisingEvent, answer: string | null | unde
   const original = revision?.original ?? answer ?? undefined;
   return revision === undefined || original === undefined ? undefined : { original, corrected: revision.revised };
 }
+
+/**
+ * {@link correctedPair} of a stored correction, its payload as read back from JSON: the rule
+ * for rows of the database (training rows, insights), whose texts are checked to be strings.
+ *
+ * @example
+ * storedCorrectionPair({ corrected: 'SELECT 2' }, 'SELECT 1') // { original: 'SELECT 1', corrected: 'SELECT 2' }
+ */
+export function storedCorrectionPair(payload: Readonly<Record<string, unknown>>, answer: string | null | undefined): CorrectedPair | undefined {
+  const { corrected, original } = payload;
+  if (typeof corrected !== 'string') return undefined;
+  return correctedPair({ type: 'correction', payload: { corrected, ...(typeof original === 'string' ? { original } : {}) } }, answer);
+}

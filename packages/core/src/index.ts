@@ -17,7 +17,7 @@ export {
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
 export { DAY_MS } from './time.js';
-export { correctedPair, revisionOf, type CorrectedPair, type RevisingEvent } from './corrected-pair.js';
+export { correctedPair, revisionOf, storedCorrectionPair, type CorrectedPair, type RevisingEvent } from './corrected-pair.js';
 export { editDistancePercent, lcsLength } from './edit-distance.js';
 export { ERROR_CODES, statusOf, type ErrorBody, type ErrorCode } from './error-codes.js';
 export { ERROR_CATEGORIES, OUTPUT_ISSUES, PAYLOAD_SCHEMAS, RAG_CATEGORIES, type FeedbackPayload } from './event-payloads.js';
@@ -289,6 +289,7 @@ export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEven
 export { betaQuantile, binomialUpperTail } from './stats/distributions.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';
 export { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES, isTrainingBatchKind, type TrainingBatchKindName } from './training/batch-kinds.js';
+export { TRAINING_BATCH_FORMATS, trainingBatchRows, type TrainingBatchFormat } from './training/batch-rows.js';
 export { previewAlerts, type HourlyRegistered, type PreviewedAlert } from './alerts/preview-alerts.js';
 export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './round-figures.js';
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';

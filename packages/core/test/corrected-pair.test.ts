@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { correctedPair, revisionOf } from '../src/corrected-pair.js';
+import { correctedPair, revisionOf, storedCorrectionPair } from '../src/corrected-pair.js';
 
 describe('the corrected pair (one rule: the event’s original, else the response’s answer)', () => {
   it('takes the correction’s own original over the answer', () => {
@@ -21,5 +21,12 @@ describe('the corrected pair (one rule: the event’s original, else the respons
     expect(correctedPair({ type: 'correction', payload: { corrected: 'x' } }, null)).toBeUndefined();
     expect(revisionOf({ type: 'correction', payload: { corrected: 'x' } })).toEqual({ original: undefined, revised: 'x' });
     expect(revisionOf({ type: 'comment', payload: { comment: 'c' } })).toBeUndefined();
+  });
+
+  it('reads a stored correction’s payload by the same rule, and none without a corrected text', () => {
+    expect(storedCorrectionPair({ original: 'SELECT 1', corrected: 'SELECT 2' }, 'the answer')).toEqual({ original: 'SELECT 1', corrected: 'SELECT 2' });
+    expect(storedCorrectionPair({ corrected: 'SELECT 2', original: null }, 'SELECT 1')).toEqual({ original: 'SELECT 1', corrected: 'SELECT 2' });
+    expect(storedCorrectionPair({ corrected: null, original: 'SELECT 1' }, 'SELECT 1')).toBeUndefined();
+    expect(storedCorrectionPair({ corrected: 'x' }, null)).toBeUndefined();
   });
 });

@@ -28,6 +28,8 @@ import {
   responseVerdict,
   rowIssues,
   sftExamples,
+  TRAINING_BATCH_FORMATS,
+  trainingBatchRows,
   trainingExamples,
   trlDpoRow,
   trlSftRow,
@@ -312,5 +314,24 @@ describe('the validator', () => {
     checkRow(report, { prompt: '', completion: 'empty prompt' }, options);
     expect(report).toMatchObject({ rows: 3, valid: 1, errors: { too_long: 1, missing_prompt: 1 } });
     expect(report.tokens.max).toBe(3 + 25 + 1);
+  });
+});
+
+describe('training batch rows (core builds them, as the exports do)', () => {
+  const alone = (answer: string, payload: Record<string, unknown>): PromptGroup => group(record(response('r-1', 'sales?', answer), event('correction', payload, { verified: true })));
+
+  it('a corrections batch writes a correction as a TRL DPO pair by the corrected-pair rule, with its provenance', () => {
+    expect(TRAINING_BATCH_FORMATS.corrections.format).toBe('trl-dpo');
+    expect(trainingBatchRows('corrections', alone('SELECT * FROM sales', { corrected: 'SELECT sum(total) FROM sales' }), emptyTally())).toEqual([
+      { prompt: 'sales?', chosen: 'SELECT sum(total) FROM sales', rejected: 'SELECT * FROM sales', provenance: { trust: 'verified', verifiedEvents: 1, unverifiedEvents: 0 } },
+    ]);
+  });
+
+  it('a tie (chosen the same as rejected) is no row, and is counted as one', () => {
+    const tally = emptyTally();
+    expect(trainingBatchRows('corrections', alone('SELECT 1', { corrected: 'SELECT 1' }), tally)).toEqual([]);
+    expect(trainingBatchRows('corrections', alone('the answer', { original: 'x ', corrected: ' x' }), tally)).toEqual([]);
+    expect(tally.excluded.tie).toBe(2);
+    expect(tally.rows).toBe(0);
   });
 });

@@ -3,6 +3,8 @@
  * server" state), cards, figures and two hand-written SVG charts (a line and stacked bars), which
  * cost a few hundred bytes where a chart library would cost tens of kilobytes.
  */
+// The module alone (no zod, no schemas): the whole of @feedloop/core would more than double the bundle.
+import { DAY_MS } from '@feedloop/core/time';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { NotAvailable } from './api.js';
@@ -70,7 +72,6 @@ export const num = (x: number | null | undefined): string => (x === null || x ==
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
 const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 /**
  * A duration in ms as a reader says it: `850 ms`, `12.4 s`, `3.7 min`, `5.2 h`, `2.1 d`.

@@ -20,6 +20,7 @@ import { createMetrics, watchQueueCounts } from './metrics.js';
 import type { AppServices } from './http/services.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { createLogger, logOptions } from './log.js';
+import { injectApi, type ApiCall } from './mcp/api-call.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { PIPELINE_QUEUE, type PipelineJobs } from './pipeline/pipeline-jobs.js';
 import { createJobQueue } from './queue/create-job-queue.js';
@@ -187,6 +188,40 @@ async function closeHttp(app: FastifyInstance, timeoutMs: number): Promise<void>
   } finally {
     clearTimeout(cut);
   }
+}
+
+/** feedloop's API served in this process without a port, and how to close it. */
+export interface InProcessApi {
+  /** Calls the API with the key given to {@link openInProcessApi}. */
+  api: ApiCall;
+  /** Closes the app, the services and the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database of `config` (as `start` does), migrates it, wires the services, starts the
+ * pipeline's worker and builds the API without listening: every call is injected with `key`
+ * (`feedloop mcp` without `FEEDLOOP_URL`).
+ *
+ * @example
+ * const { api, close } = await openInProcessApi(config, 'fl_sk_…');
+ * await api('GET', '/v1/stats/live'); await close();
+ */
+export async function openInProcessApi(config: Config, key: string): Promise<InProcessApi> {
+  const db = await openDatabase(config);
+  await migrateOpened(db);
+  const built = createServices(config, db);
+  await built.services.pipeline.startWorker();
+  const app = await buildApp(built.services, { logger: false });
+  await app.ready();
+  return {
+    api: injectApi(app, `Bearer ${key}`),
+    async close() {
+      await app.close();
+      await built.close();
+      await db.close();
+    },
+  };
 }
 
 /** A running worker process. */

@@ -115,6 +115,30 @@ for (const backend of BACKENDS) {
       expect((await t.app.inject({ method: 'GET', url: '/v1/training-batches', headers: { authorization: `Bearer ${t.publicKey}` } })).statusCode).toBe(403);
     });
 
+    it('a tie (the corrected text the same as the text corrected) never becomes a line', async () => {
+      const other = await t.otherWorkspace();
+      const auth = { authorization: `Bearer ${other.secretKey}` };
+      const responses = ['same-answer', 'same-original', 'same-trimmed', 'real'].map((id) => ({ id: `tie-${id}`, query: `question ${id}?`, answer: 'the answer' }));
+      expect((await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: auth, payload: { responses } })).statusCode).toBe(207);
+      const events = [
+        { id: 'tie-1', responseId: 'tie-same-answer', type: 'correction', userId: 'u-1', payload: { corrected: 'the answer' } },
+        { id: 'tie-2', responseId: 'tie-same-original', type: 'correction', userId: 'u-2', payload: { original: 'SELECT 1', corrected: 'SELECT 1' } },
+        { id: 'tie-3', responseId: 'tie-same-trimmed', type: 'correction', userId: 'u-3', payload: { corrected: '  the answer\n' } },
+        { id: 'tie-4', responseId: 'tie-real', type: 'correction', userId: 'u-4', payload: { corrected: 'the right answer' } },
+      ];
+      const sent = await t.app.inject({ method: 'POST', url: '/v1/feedback/batch', headers: auth, payload: { events } });
+      expect(sent.json().results.map((x: { status: string }) => x.status)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+      await t.services.pipeline.idle(60_000);
+
+      const made = await createTrainingBatch(t.db, { workspaceId: other.workspaceId, kind: 'corrections', minEvents: 1, dir: batchDir, stream: false });
+      // All four corrections are claimed (each is in the batch once); only the real one is a line.
+      expect(made?.batch).toMatchObject({ eventCount: 4, rowCount: 1 });
+      const real = { prompt: 'question real?', chosen: 'the right answer', rejected: 'the answer', provenance: { trust: 'verified', verifiedEvents: 1, unverifiedEvents: 0 } };
+      expect(readFileSync(made?.batch.file as string, 'utf8')).toBe(`${JSON.stringify(real)}\n`);
+      const served = await t.app.inject({ method: 'GET', url: `/v1/training-batches/${made?.batch.id}/file`, headers: auth });
+      expect(served.body).toBe(`${JSON.stringify(real)}\n`);
+    }, 120_000);
+
     it('claimers running at once never share an event, and together take every one', async () => {
       const other = await t.otherWorkspace();
       const auth = { authorization: `Bearer ${other.secretKey}` };

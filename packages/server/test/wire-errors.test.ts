@@ -8,7 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedloopError, parseStoredFailure, storedFailure } from '../src/errors.js';
-import { createMcpServer, type ApiCall } from '../src/http/mcp-server.js';
+import type { ApiCall } from '../src/mcp/api-call.js';
+import { createMcpServer } from '../src/mcp/mcp-server.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { INTERNALS, insertPoisonEvent } from './poison-event.js';
 

@@ -1,7 +1,8 @@
 /**
  * The kinds of training batches (issue 10): which examples a batch of each kind takes is the
- * server's business (`store/training-batch-lines.ts`); the names live here because workspace
- * settings (`trainingBatchThresholds`) and the API validate them.
+ * server's business (`store/training-examples.ts`), how each writes its rows `batch-rows.ts`'s;
+ * the names live here because workspace settings (`trainingBatchThresholds`) and the API validate
+ * them.
  */
 
 /**

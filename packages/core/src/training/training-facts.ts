@@ -3,6 +3,7 @@
  * answer, what produced it, its composite score) with its counted feedback events, and the
  * responses that share one normalized prompt, which is the unit contrast pairs and dedup work on.
  */
+import { storedCorrectionPair } from '../corrected-pair.js';
 import type { LearningSignal } from '../signals/signal-types.js';
 
 /** A registered response as an export reads it. */
@@ -153,13 +154,11 @@ export interface CorrectionText {
  */
 export function corrections(facts: ResponseRecord): CorrectionText[] {
   return facts.events
-    .filter((e) => e.type === 'correction' && typeof e.payload.corrected === 'string')
-    .map((e) => ({
-      eventId: e.id,
-      corrected: e.payload.corrected as string,
-      original: typeof e.payload.original === 'string' ? e.payload.original : facts.response.answer,
-      occurredAt: e.occurredAt,
-    }))
+    .flatMap((e) => {
+      // The text corrected is core's one rule's (the payload's original, else the answer).
+      const pair = e.type === 'correction' ? storedCorrectionPair(e.payload, facts.response.answer) : undefined;
+      return pair ? [{ eventId: e.id, corrected: pair.corrected, original: pair.original, occurredAt: e.occurredAt }] : [];
+    })
     .sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime() || (a.eventId < b.eventId ? -1 : 1));
 }
 

@@ -5,6 +5,7 @@
  * `GET /v1/stats/live`, each event under its own day). An empty workspace gets the first-run panel
  * instead of blank axes.
  */
+import { DAY_MS } from '@feedloop/core/time';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Card, Figure, LineChart, Show, VolumeChart, duration, num, pct, useLoad } from '../ui.js';
@@ -23,7 +24,6 @@ interface Stats {
 interface Live { total?: number; byPolarity?: Record<string, number>; byType?: Record<string, number> }
 interface FiringAlert { id: string; severity: 'warning' | 'critical'; message: string; firedAt: string | null; ruleId: string }
 
-const DAY_MS = 86_400_000;
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 function LiveCounters() {

@@ -8,12 +8,10 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Config } from '../config.js';
-import { migrateOpened } from '../db/migrate.js';
-import { openDatabase } from '../db/open-database.js';
 import { FeedloopError } from '../errors.js';
-import { buildApp } from '../http/app.js';
-import { createMcpServer, httpApi, type ApiCall } from '../http/mcp-server.js';
-import { createServices } from '../server.js';
+import { httpApi } from '../mcp/api-call.js';
+import { createMcpServer } from '../mcp/mcp-server.js';
+import { openInProcessApi, type InProcessApi } from '../server.js';
 
 /**
  * Runs the stdio MCP server until stdin closes; resolves once everything is closed.
@@ -24,26 +22,7 @@ import { createServices } from '../server.js';
 export async function runMcp(config: Config): Promise<void> {
   const { apiKey: key, url, mcpUserId } = config.client;
   if (!key) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'FEEDLOOP_API_KEY is required: a secret key of the workspace', { field: 'FEEDLOOP_API_KEY' });
-  let api: ApiCall;
-  let close: () => Promise<void> = async () => undefined;
-  if (url) api = httpApi(url, key);
-  else {
-    const db = await openDatabase(config);
-    await migrateOpened(db);
-    const built = createServices(config, db);
-    await built.services.pipeline.startWorker();
-    const app = await buildApp(built.services, { logger: false });
-    await app.ready();
-    api = async (method, url, body) => {
-      const res = await app.inject({ method, url, headers: { authorization: `Bearer ${key}` }, ...(body === undefined ? {} : { payload: body as object }) });
-      return { status: res.statusCode, body: res.body === '' ? null : (JSON.parse(res.body) as unknown) };
-    };
-    close = async () => {
-      await app.close();
-      await built.close();
-      await db.close();
-    };
-  }
+  const { api, close }: InProcessApi = url ? { api: httpApi(url, key), close: async () => undefined } : await openInProcessApi(config, key);
   // The session's identity: the user this process acts for when a call names none.
   const server = createMcpServer(api, mcpUserId ? { userId: mcpUserId } : {});
   const transport = new StdioServerTransport();

@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
-import { outboundMessageId, type OutboundMessage } from '@feedloop/core';
+import { outboundMessageId, TRAINING_BATCH_FORMATS, type OutboundMessage, type TrainingBatchKindName } from '@feedloop/core';
 import { createDeliveries } from '../store/webhooks.js';
 import { insertEffect } from '../store/pipeline-effects.js';
-import { TRAINING_BATCH_KINDS, type TrainingBatchKindName } from '../store/training-batch-lines.js';
 import { recordTrainingBatch, type TrainingBatchView } from '../store/training-batches.js';
 import { claimTrainingExamples, workspacesDueForBatch } from '../store/training-examples.js';
+import { trainingBatchLines } from './training-batch-lines.js';
 
 /** Events one batch takes at most; more unused ones make further batches. */
 export const TRAINING_BATCH_MAX_EVENTS = 10_000;
@@ -57,7 +57,6 @@ class TooFew extends Error {}
  * // made?.batch.eventCount >= 50; a second call right after returns null
  */
 export async function createTrainingBatch(db: SqlClient, request: TrainingBatchRequest): Promise<CreatedTrainingBatch | null> {
-  const kind = TRAINING_BATCH_KINDS[request.kind];
   const id = `tb_${uuidv7()}`;
   const file = join(request.dir, request.workspaceId, `${id}.jsonl`);
   let wrote = false;
@@ -67,8 +66,8 @@ export async function createTrainingBatch(db: SqlClient, request: TrainingBatchR
       if (claimed < request.minEvents) throw new TooFew();
       await mkdir(join(request.dir, request.workspaceId), { recursive: true });
       wrote = true;
-      const rowCount = await writeLines(file, kind.lines(tx, request.workspaceId, id));
-      const batch = await recordTrainingBatch(tx, request.workspaceId, { id, kind: request.kind, format: kind.format, eventCount: claimed, rowCount, file });
+      const rowCount = await writeLines(file, trainingBatchLines(tx, request.workspaceId, id, request.kind));
+      const batch = await recordTrainingBatch(tx, request.workspaceId, { id, kind: request.kind, format: TRAINING_BATCH_FORMATS[request.kind].format, eventCount: claimed, rowCount, file });
       const message: OutboundMessage = {
         id: outboundMessageId('training.batch_ready', id),
         type: 'training.batch_ready',

@@ -156,7 +156,8 @@ export async function readResponsesById(db: SqlExecutor, workspaceId: string, id
   return rows.map(toKeyedResponse);
 }
 
-interface EventRow {
+/** A counted event as {@link readResponseEvents} reads it (and `store/training-batch-reads.ts`). */
+export interface EventRow {
   response_id: string;
   id: string;
   type: string;
@@ -171,6 +172,30 @@ interface EventRow {
   premise_text: string | null;
   hypothesis_text: string | null;
   verified: boolean;
+}
+
+/**
+ * An event row as the exports' event, its stored learning signal expanded against its response.
+ *
+ * @example
+ * record.events.push(toExportEvent(row, record.response));
+ */
+export function toExportEvent(row: EventRow, response: ExportResponse): ExportEvent {
+  const learningSignal: LearningSignal | null = row.learning_signal && expandLearningSignal(row.learning_signal, response);
+  return {
+    id: row.id,
+    type: row.type,
+    payload: row.payload,
+    userId: row.user_id,
+    targetId: row.target_id,
+    metadata: row.metadata,
+    editDistance: row.edit_distance,
+    occurredAt: row.occurred_at,
+    weight: row.weight,
+    learningSignal,
+    ...(row.premise_text !== null || row.hypothesis_text !== null ? { targetTexts: { premise: row.premise_text, hypothesis: row.hypothesis_text } } : {}),
+    verified: row.verified,
+  };
 }
 
 /**
@@ -221,22 +246,7 @@ export async function readResponseEvents(
   const records = new Map<string, ResponseRecord>(responses.map((response) => [response.id, { response, events: [] }]));
   for (const row of rows) {
     const record = records.get(row.response_id);
-    if (!record) continue;
-    const learningSignal: LearningSignal | null = row.learning_signal && expandLearningSignal(row.learning_signal, record.response);
-    record.events.push({
-      id: row.id,
-      type: row.type,
-      payload: row.payload,
-      userId: row.user_id,
-      targetId: row.target_id,
-      metadata: row.metadata,
-      editDistance: row.edit_distance,
-      occurredAt: row.occurred_at,
-      weight: row.weight,
-      learningSignal,
-      ...(row.premise_text !== null || row.hypothesis_text !== null ? { targetTexts: { premise: row.premise_text, hypothesis: row.hypothesis_text } } : {}),
-      verified: row.verified,
-    } satisfies ExportEvent);
+    if (record) record.events.push(toExportEvent(row, record.response));
   }
   return [...records.values()];
 }

@@ -4,6 +4,7 @@
  * 0009, with each correction's stored classification (migration 0021), and sums of the daily
  * rollup per agent, model and query type. Never a scan of all history.
  */
+import { storedCorrectionPair } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { CORRECTION_CLASS_VERSION, CORRECTION_TEXT_CHARS, type StoredCorrectionClass } from './correction-class.js';
 
@@ -31,7 +32,8 @@ const SKEW_INTERVAL = '5 minutes';
  * Parameters: workspace, from, to, limit, comments only, text and comment lengths, classifier version.
  */
 export const INSIGHT_EVENTS_SQL = `SELECT e.id, e.type, e.payload->>'format' AS format, s.correction,
-            CASE WHEN e.type = 'correction' AND s.correction IS NULL THEN left(COALESCE(e.payload->>'original', r.answer), $6) END AS original,
+            CASE WHEN e.type = 'correction' AND s.correction IS NULL THEN left(e.payload->>'original', $6) END AS "ownOriginal",
+            CASE WHEN e.type = 'correction' AND s.correction IS NULL THEN left(r.answer, $6) END AS answer,
             CASE WHEN e.type = 'correction' AND s.correction IS NULL THEN left(e.payload->>'corrected', $6) END AS corrected,
             left(COALESCE(e.payload->>'comment', e.payload->>'note', e.payload->>'reason'), $7) AS comment,
             CASE WHEN e.type IN ('rating', 'rate_usefulness') THEN (e.payload->>'rating')::int END AS rating,
@@ -68,6 +70,15 @@ export interface InsightEvent {
   userId: string | null;
 }
 
+/** A row of {@link INSIGHT_EVENTS_SQL}: a correction's own original and its response's answer, each cut to the texts' length. */
+type InsightRow = Omit<InsightEvent, 'original'> & { ownOriginal: string | null; answer: string | null };
+
+/** A row as the insights' event: the text corrected by core's rule (the correction's original, else the answer). */
+function toInsightEvent({ ownOriginal, answer, ...row }: InsightRow): InsightEvent {
+  // Non-corrections, and corrections with a stored classification, read no texts: no pair, null.
+  return { ...row, original: storedCorrectionPair({ corrected: row.corrected, original: ownOriginal }, answer)?.original ?? null };
+}
+
 /**
  * The newest counted events of `[from, to)` (by occurrence) that carry a correction, a comment
  * (`comment`, `note`, `reason`), a rating or an escalation, at most `limit` of them (newest first),
@@ -88,7 +99,7 @@ export async function readInsightEvents(
   options: { limit?: number; commentsOnly?: boolean } = {},
 ): Promise<{ events: InsightEvent[]; sampled: boolean }> {
   const limit = options.limit ?? INSIGHT_EVENTS_LIMIT;
-  const rows = await db.query<InsightEvent>(INSIGHT_EVENTS_SQL, [
+  const rows = await db.query<InsightRow>(INSIGHT_EVENTS_SQL, [
     workspaceId,
     from.toISOString(),
     to.toISOString(),
@@ -98,7 +109,7 @@ export async function readInsightEvents(
     COMMENT_CHARS,
     CORRECTION_CLASS_VERSION,
   ]);
-  return { events: rows.slice(0, limit), sampled: rows.length > limit };
+  return { events: rows.slice(0, limit).map(toInsightEvent), sampled: rows.length > limit };
 }
 
 /** Sums of the daily rollup for one agent, model or query type over a range of days. */

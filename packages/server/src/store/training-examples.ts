@@ -4,7 +4,28 @@
  * them, and the workspaces whose unused examples reached their threshold (pipeline/training-batch-maker.ts).
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import { TRAINING_BATCH_KINDS, type TrainingBatchKindName } from './training-batch-lines.js';
+import type { TrainingBatchKindName } from '@feedloop/core';
+
+/** Ratings that say something (3 stars is a tie) and the positive ones; ratings are integers 1-5. */
+const DECIDED_RATING = "(e.type = 'rating' AND e.payload->>'rating' IN ('1', '2', '4', '5'))";
+const POSITIVE_RATING = "(e.type = 'rating' AND e.payload->>'rating' IN ('4', '5'))";
+
+/**
+ * The events that are examples of each kind of batch: an SQL condition on `e` (feedback_events)
+ * and `s` (its feedback_signals row, counted); both the claim and the threshold check use it.
+ * `corrections` is ADR-0012's trigger (50 corrections); its condition also reads
+ * `applied_to_training`, which its claims keep set, so migration 0011's partial index serves it.
+ * The other kinds are opt-in (`FEEDLOOP_TRAINING_BATCH_KINDS`); each writes its rows in the
+ * format core's `TRAINING_BATCH_FORMATS` gives it.
+ */
+export const TRAINING_BATCH_EXAMPLES: Readonly<Record<TrainingBatchKindName, string>> = {
+  corrections: "e.type = 'correction' AND e.applied_to_training IS NULL",
+  sft: `(e.type IN ('correction', 'thumbs_up') OR ${POSITIVE_RATING} OR (e.type = 'review' AND e.payload->>'verdict' = 'approved'))`,
+  preference: `(e.type IN ('correction', 'thumbs_up', 'thumbs_down', 'review') OR ${DECIDED_RATING})`,
+  kto: `(e.type IN ('thumbs_up', 'thumbs_down') OR ${DECIDED_RATING})`,
+  reward: 's.learning_signal IS NOT NULL',
+  nli: "e.type = 'correct_label' AND jsonb_typeof(e.payload->'correct_relation') = 'string'",
+};
 
 /** Events of a workspace that are examples (counted, neither a duplicate nor a replaced vote), as `e` with their signal `s`. */
 const COUNTED_EVENTS = `feedback_events e
@@ -26,12 +47,11 @@ const NOT_DUPLICATE = 'e.duplicate_of IS NULL AND e.superseded_by IS NULL AND e.
  * await db.transaction((tx) => claimTrainingExamples(tx, 'ws_1', 'kto', 'tb_0190…', 10_000)) // 312
  */
 export async function claimTrainingExamples(tx: SqlExecutor, workspaceId: string, kindName: TrainingBatchKindName, batchId: string, limit: number): Promise<number> {
-  const kind = TRAINING_BATCH_KINDS[kindName];
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.training'), hashtext($1 || '/' || $2))", [workspaceId, kindName]);
   const rows = await tx.query<{ event_id: string }>(
     `WITH picked AS (
        SELECT e.id, e.seq FROM ${COUNTED_EVENTS}
-        WHERE e.workspace_id = $1 AND ${NOT_DUPLICATE} AND (${kind.examples})
+        WHERE e.workspace_id = $1 AND ${NOT_DUPLICATE} AND (${TRAINING_BATCH_EXAMPLES[kindName]})
           AND NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = $1 AND a.kind = $2 AND a.event_id = e.id)
         ORDER BY e.seq LIMIT $4)
      INSERT INTO training_applied_events (workspace_id, kind, event_id, seq, batch_id)
@@ -72,7 +92,7 @@ export async function workspacesDueForBatch(db: SqlExecutor, kind: TrainingBatch
          FROM workspaces w)
      SELECT e.workspace_id, l.threshold FROM ${COUNTED_EVENTS}
        JOIN limits l ON l.id = e.workspace_id
-      WHERE ${NOT_DUPLICATE} AND (${TRAINING_BATCH_KINDS[kind].examples})
+      WHERE ${NOT_DUPLICATE} AND (${TRAINING_BATCH_EXAMPLES[kind]})
         AND NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = e.workspace_id AND a.kind = $1::text AND a.event_id = e.id)
       GROUP BY e.workspace_id, l.threshold HAVING count(*) >= l.threshold`,
     [kind, defaultThreshold],

@@ -4,7 +4,8 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync } from 'fastify';
-import { createMcpServer, type ApiCall } from '../mcp-server.js';
+import { injectApi } from '../../mcp/api-call.js';
+import { createMcpServer } from '../../mcp/mcp-server.js';
 import type { AppServices } from '../services.js';
 
 /** The MCP route. */
@@ -14,11 +15,7 @@ export const mcpRoutes: FastifyPluginAsync<AppServices> = async (app) => {
     url: '/mcp',
     schema: { summary: 'MCP (Streamable HTTP): the feedback tool of ADR-0012 and friends; see docs/mcp.md', tags: ['mcp'], hide: true },
     handler: async (request, reply) => {
-      const authorization = request.headers.authorization ?? '';
-      const api: ApiCall = async (method, url, body) => {
-        const res = await app.inject({ method, url, headers: { authorization }, ...(body === undefined ? {} : { payload: body as object }) });
-        return { status: res.statusCode, body: res.body === '' ? null : (JSON.parse(res.body) as unknown) };
-      };
+      const api = injectApi(app, request.headers.authorization ?? '');
       const server = createMcpServer(api, {}, { onError: (err) => request.log.error({ err }, 'MCP tool call failed') });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();

@@ -7,8 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { TRAINING_BATCH_KIND_NAMES } from '@feedloop/core';
-import { TRAINING_BATCH_KINDS, type TrainingBatchKindName } from '../../store/training-batch-lines.js';
+import { TRAINING_BATCH_KIND_NAMES, type TrainingBatchKindName } from '@feedloop/core';
+import { trainingBatchLines } from '../../pipeline/training-batch-lines.js';
 import { findTrainingBatch, listTrainingBatches } from '../../store/training-batches.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -88,8 +88,7 @@ export const trainingBatchRoutes: FastifyPluginAsync<AppServices> = async (app, 
       const { workspaceId } = authOf(request);
       const batch = await findTrainingBatch(db, workspaceId, request.params.id);
       if (!batch) throw notFound(request.params.id);
-      const kind = TRAINING_BATCH_KINDS[batch.kind as TrainingBatchKindName];
-      const lines = kind.lines(db, workspaceId, batch.id);
+      const lines = trainingBatchLines(db, workspaceId, batch.id, batch.kind as TrainingBatchKindName);
       const body = Readable.from(
         (async function* () {
           for await (const line of lines) yield `${line}\n`;

@@ -9,9 +9,7 @@
 import { ERROR_CODES, PAYLOAD_SCHEMAS, type ErrorBody, type ErrorCode, type FeedbackEventType } from '@feedloop/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-
-/** One call of feedloop's HTTP API: method, path with query, JSON body → status and JSON answer. */
-export type ApiCall = (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+import type { ApiCall } from './api-call.js';
 
 /** Who is calling, when the MCP session knows it (`feedloop mcp` with `FEEDLOOP_MCP_USER_ID`). */
 export interface McpSession {
@@ -241,22 +239,4 @@ export function createMcpServer(api: ApiCall, session: McpSession = {}, options:
     }
   });
   return server;
-}
-
-/**
- * An {@link ApiCall} to a running feedloop over HTTP (`feedloop mcp` with `FEEDLOOP_URL`).
- *
- * @example
- * const api = httpApi('http://127.0.0.1:8787', config.client.apiKey!);
- */
-export function httpApi(baseUrl: string, key: string): ApiCall {
-  return async (method, url, body) => {
-    const res = await fetch(new URL(url, baseUrl), {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
-  };
 }
