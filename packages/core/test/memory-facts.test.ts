@@ -77,4 +77,14 @@ describe('memory facts', () => {
     expect(f.example).toBe(comment.slice(0, 120));
     expect(f.complaints).toContain('verbose');
   });
+
+  it("take the text corrected by core's one rule: an empty original is the text corrected, not the answer", () => {
+    const edited = TEXTS[0]!;
+    const base = { id: 'e1', type: 'correction', occurredAt: now, queryType: null, responseId: 'r1' };
+    const emptyOriginal = memoryFacts({ ...base, payload: { corrected: edited, original: '' }, answer: TEXTS[2]! });
+    const fromEmptyAnswer = memoryFacts({ ...base, payload: { corrected: edited }, answer: '' });
+    const fromAnswer = memoryFacts({ ...base, payload: { corrected: edited }, answer: TEXTS[2]! });
+    expect(emptyOriginal.style).toEqual(fromEmptyAnswer.style);
+    expect(emptyOriginal.style).not.toEqual(fromAnswer.style);
+  });
 });

@@ -10,6 +10,7 @@
  * @module
  */
 import { commentPhrases } from '../insights/themes.js';
+import { storedCorrectionPair } from '../corrected-pair.js';
 import { styleChanges, type StyleChange } from './style-features.js';
 
 /** One of the user's events with what memory needs of its response. */
@@ -84,13 +85,17 @@ function isPositive(e: MemoryEvent): boolean {
   return false;
 }
 
-/** The text an edit or correction started from and ended at, when the event is one. */
+/**
+ * The text an edit or correction started from and ended at, when the event is one: core's one
+ * rule (`storedCorrectionPair`: the event's own original, else the answer). An empty revision
+ * says nothing about style.
+ */
 function rewrite(e: MemoryEvent): { original: string; edited: string } | null {
   const p = e.payload;
   const edited = e.type === 'edit' ? str(p.edited) : e.type === 'correction' ? str(p.corrected) : null;
   if (edited === null) return null;
-  const original = str(p.original) ?? e.answer;
-  return original === null ? null : { original, edited };
+  const pair = storedCorrectionPair({ corrected: edited, original: p.original }, e.answer);
+  return pair === undefined ? null : { original: pair.original, edited };
 }
 
 /**
@@ -125,6 +130,7 @@ export function memoryFacts(e: MemoryEvent, phrasesOf?: (text: string) => string
 /**
  * The version of what {@link memoryFacts} extracts. Facts kept by an older version (a snapshot)
  * are re-derived from the events: bump it whenever memoryFacts would answer differently for the
- * same event. 2: complaints are the comment's phrases (issue 23).
+ * same event. 2: complaints are the comment's phrases (issue 23). 3: an empty `original` is the
+ * text corrected, as everywhere else (core's one corrected-pair rule, issue 25).
  */
-export const MEMORY_FACTS_VERSION = 2;
+export const MEMORY_FACTS_VERSION = 3;
