@@ -18,6 +18,7 @@ import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
 import { PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
+import { SingleFlight } from './single-flight.js';
 import { RollupPool } from './rollup-pool.js';
 import { rollupDirtyDays } from './rollup.js';
 import type { TrainingBatchKindName } from '@feedloop/core';
@@ -110,6 +111,7 @@ export class Pipeline {
   #sendTimer: NodeJS.Timeout | undefined;
   /** Process jobs running in this process now. */
   #processJobs = 0;
+  readonly #rescore = new SingleFlight();
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
@@ -172,11 +174,9 @@ export class Pipeline {
       rollup: async (data) => {
         await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input), ...(data.workspaceId === undefined ? {} : { workspaceId: data.workspaceId }) });
       },
-      rescore: async () => {
-        // Embedded, next to the database, as processing is: its statements never wait for the event loop while it holds the connection.
-        if (this.deps.db.runInThread) await this.deps.db.runInThread<number>(RESCORE_MODULE, 'rescoreDirtyResponses', []);
-        else await rescoreDirtyResponses(this.deps.db);
-      },
+      // One at a time in a process (single-flight.ts). Embedded, next to the database, as processing is.
+      rescore: () =>
+        this.#rescore.run(() => (this.deps.db.runInThread ? this.deps.db.runInThread<number>(RESCORE_MODULE, 'rescoreDirtyResponses', []) : rescoreDirtyResponses(this.deps.db))),
       alerts: async () => {
         await this.evaluateAlerts();
       },
@@ -276,7 +276,7 @@ export class Pipeline {
     }
     await this.deliverSoon(total.deliveryIds);
     if (total.counted > 0) {
-      // One rescore job waits at a time (its id), a moment after the first batch that wants it:
+      // One rescore job a window (its id), a moment after the first batch that wants it:
       // the batches of that moment share one recompute of each response they touched.
       await this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
     }
