@@ -39,6 +39,20 @@ export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 /** Two decimals: `0.18`. */
 export const dec = (n: number, digits = 2): string => n.toFixed(digits);
 
+/**
+ * The stores a benchmark runs on, from the environment variable `name` (default both), checked.
+ *
+ * @example
+ * for (const store of benchStores('BENCH_HEAVY_STORES')) results.push(...(await runStore(store, seconds)));
+ */
+export function benchStores(name: string): Array<'pglite' | 'postgres'> {
+  return (process.env[name] ?? 'pglite,postgres').split(',').map((raw) => {
+    const store = raw.trim();
+    if (store !== 'pglite' && store !== 'postgres') throw new Error(`${name}: unknown store ${store}`);
+    return store;
+  });
+}
+
 /** A positive whole-number knob from the environment, or its default. */
 export const envInt = (name: string, fallback: number): number => {
   const v = Number(process.env[name]);

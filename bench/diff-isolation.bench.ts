@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeCpu, sampleCpu } from './bench-measure.js';
 import {
+  benchStores,
   dec,
   envInt,
   int,
@@ -236,12 +237,8 @@ async function runStore(store: 'pglite' | 'postgres', seconds: number): Promise<
 /** Runs the diff-isolation benchmark on each store; prints its lines and returns its results. */
 export async function runDiffIsolationBench(): Promise<BenchResult[]> {
   const seconds = envInt('BENCH_DURATION_MS', 10_000) / 1000;
-  const stores = (process.env.BENCH_DIFF_STORES ?? 'pglite,postgres').split(',').map((s) => s.trim());
   const results: BenchResult[] = [];
-  for (const store of stores) {
-    if (store !== 'pglite' && store !== 'postgres') throw new Error(`BENCH_DIFF_STORES: unknown store ${store}`);
-    results.push(await runStore(store, seconds));
-  }
+  for (const store of benchStores('BENCH_DIFF_STORES')) results.push(await runStore(store, seconds));
   return results;
 }
 

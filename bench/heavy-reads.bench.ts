@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { describeCpu, sampleCpu } from './bench-measure.js';
 import { createFreshDatabase, withClient, type FreshDatabase } from './bench-database.js';
 import {
+  benchStores,
   dec,
   envInt,
   int,
@@ -245,12 +246,8 @@ async function runStore(store: 'pglite' | 'postgres', seconds: number): Promise<
 /** Runs the heavy-read isolation benchmark on each store; prints its lines and returns its results. */
 export async function runHeavyReadsBench(): Promise<BenchResult[]> {
   const seconds = envInt('BENCH_DURATION_MS', 10_000) / 1000;
-  const stores = (process.env.BENCH_HEAVY_STORES ?? 'pglite,postgres').split(',').map((s) => s.trim());
   const results: BenchResult[] = [];
-  for (const store of stores) {
-    if (store !== 'pglite' && store !== 'postgres') throw new Error(`BENCH_HEAVY_STORES: unknown store ${store}`);
-    results.push(...(await runStore(store, seconds)));
-  }
+  for (const store of benchStores('BENCH_HEAVY_STORES')) results.push(...(await runStore(store, seconds)));
   return results;
 }
 
