@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_TARGET_NOT_FOUND: { status: 404, description: 'No label action names that target in this workspace, and it is not registered' },
   FEEDLOOP_ERR_TOKEN_EXPIRED: { status: 401, description: 'The feedback token is past its expiry; ask the application for a new one' },
   FEEDLOOP_ERR_TOKEN_INVALID: { status: 401, description: 'The feedback token is malformed, tampered with, or its workspace secret was rotated' },
+  FEEDLOOP_ERR_FEEDBACK_NOT_FOUND: { status: 404, description: 'No feedback with that id in this workspace (or it was deleted)' },
   FEEDLOOP_ERR_TOKEN_SCOPE: { status: 403, description: 'The feedback is outside the token scope: another response, event type or user' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -294,3 +294,22 @@ export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './roun
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
 export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';
 export { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES, outboundMessageId, type AlertMessageData, type OutboundEventType, type OutboundMessage, type StreamSink } from './outbound-message.js';
+export { langSmithInputText, langSmithOutputText } from './compat/langsmith-text.js';
+export { langSmithRunSchema, langSmithTime, mapLangSmithRun, type LangSmithRun, type LangSmithRunMapping, type LangSmithTraceFields } from './compat/langsmith-run.js';
+export {
+  checkLangSmithFeedbackConfig,
+  isLangSmithJudge,
+  langSmithCorrectionText,
+  langSmithFeedbackConfigSchema,
+  langSmithFeedbackEvents,
+  langSmithFeedbackSchema,
+  langSmithFeedbackState,
+  langSmithFeedbackUpdateSchema,
+  updatedLangSmithFeedback,
+  type LangSmithFeedbackConfig,
+  type LangSmithFeedbackInput,
+  type LangSmithFeedbackState,
+  type LangSmithFeedbackTarget,
+  type LangSmithFeedbackUpdate,
+} from './compat/langsmith-feedback.js';
+export { assembleLangSmithMultipart, type LangSmithMultipart, type MultipartPart } from './compat/langsmith-multipart.js';

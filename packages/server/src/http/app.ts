@@ -36,6 +36,7 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { responseListRoutes } from './routes/response-list.js';
 import { alertPreviewRoutes } from './routes/alert-preview.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { langsmithRoutes } from './routes/langsmith.js';
 import { adminRoutes } from './routes/admin.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
@@ -134,6 +135,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(responseListRoutes, services);
   await app.register(alertPreviewRoutes, services);
   await app.register(mcpRoutes, services);
+  // The LangSmith SDKs' API (issue 26 §3), with its own auth (x-api-key) and error shape ({ detail }).
+  await app.register(langsmithRoutes, { ...services, prefix: '/langsmith' });
   if (options.adminToken !== undefined) await app.register(adminRoutes, services);
   return app;
 }

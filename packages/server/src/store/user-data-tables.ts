@@ -53,6 +53,8 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   alert_ticks: 'none',
   experiments: 'none',
   registered_targets: 'none',
+  langsmith_runs: 'erased',
+  langsmith_feedback: 'erased',
   training_batches: 'none',
   feedloop_migrations: 'none',
 };
