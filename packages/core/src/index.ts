@@ -14,6 +14,8 @@ export {
   rlhfEventSchema,
   type RlhfFeedbackType,
 } from './compat/rlhf-event.js';
+export { TRACE_METADATA_KEYS, mergeTraceUpdates, traceUpdateSchema, validateTraceUpdate, type TraceUpdate } from './compat/trace-update.js';
+export { compactJson, contentText, inputText, outputText } from './compat/trace-text.js';
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
 export { DAY_MS } from './time.js';

@@ -3,7 +3,7 @@
  * group committers for feedback and responses. Routes (v1 and the seeds' compatible ones)
  * validate and map their input, then call this.
  */
-import type { ErrorBody, FeedbackEvent, ResponseRegistration } from '@feedloop/core';
+import { validateTraceUpdate, type ErrorBody, type FeedbackEvent, type ResponseRegistration, type TraceUpdate } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
 import { classifyWriteFailure } from '../db/write-failure.js';
@@ -19,9 +19,10 @@ import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } fro
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
-import { protectResponse } from './query-privacy.js';
+import { protectResponse, protectTraceUpdate } from './query-privacy.js';
 import { ResponseFactsCache } from '../store/response-facts-cache.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from '../store/response-writer.js';
+import { upsertTraceBatch, type TraceOutcome, type TraceSubmission } from '../store/trace-upserts.js';
 
 const RATE_WINDOW_MS = 60_000;
 /** Events per transaction at most; a batch request of 1,000 fits whole. */
@@ -77,6 +78,7 @@ function isolateFailures<I, O>(rejected: (item: I, error: ErrorBody) => O): Pick
 export class IngestService {
   readonly #feedback: GroupCommitter<FeedbackSubmission, FeedbackOutcome>;
   readonly #responses: GroupCommitter<ResponseSubmission, ResponseOutcome>;
+  readonly #traces: GroupCommitter<TraceSubmission, TraceOutcome>;
   readonly #db: SqlClient;
   readonly #consent: ConsentReader;
   readonly #diffs: DiffPool;
@@ -133,6 +135,17 @@ export class IngestService {
         maxBatch: MAX_COMMIT_BATCH,
         concurrency,
         ...isolateFailures<ResponseSubmission, ResponseOutcome>((item, error) => ({ id: item.response.id, status: 'rejected', error })),
+      },
+    );
+    this.#traces = new GroupCommitter(
+      (items) => {
+        metrics.commitBatchSize.observe({ kind: 'traces' }, items.length);
+        return upsertTraceBatch(db, items);
+      },
+      {
+        maxBatch: MAX_COMMIT_BATCH,
+        concurrency,
+        ...isolateFailures<TraceSubmission, TraceOutcome>((item, error) => ({ id: item.update.id, status: 'rejected', error })),
       },
     );
   }
@@ -274,10 +287,39 @@ export class IngestService {
     return outcomes;
   }
 
+  /**
+   * Creates or updates the responses of traces, one piece each (the tracing drop-ins' one write;
+   * docs/compat.md): a piece of a response not stored yet creates it (bare while it has no query
+   * and no answer), a later one updates it, last write wins per field, and feedback already given
+   * stays attached. Pieces are validated again one by one (`validateTraceUpdate`; a typed piece may
+   * still hold a bad id or an unstorable text): a bad one is rejected
+   * alone, naming its field. Each outcome arrives after its commit, in order.
+   *
+   * @example
+   * await ingest.upsertTraces(auth, [{ id: 't1' }, { id: 't1', query: 'Hi?', answer: 'Hello' }])
+   * // [{ id: 't1', status: 'created' }, { id: 't1', status: 'updated' }]
+   */
+  async upsertTraces(auth: AuthContext, updates: readonly TraceUpdate[]): Promise<TraceOutcome[]> {
+    const checked = updates.map((u) => validateTraceUpdate(u));
+    const submissions: TraceSubmission[] = checked.flatMap((c) => (c.ok ? [{ workspaceId: auth.workspaceId, update: protectTraceUpdate(c.value, auth.settings) }] : []));
+    const written = submissions.length === 0 ? [] : await unavailableOnFailure(this.#traces.submitMany(submissions));
+    written.forEach((o, i) => {
+      // A later correction's diff reads the answer from this cache first: keep it current.
+      const s = submissions[i];
+      if (o.status !== 'rejected' && s?.update.answer) this.#answers.set(s.workspaceId, s.update.id, s.update.answer);
+    });
+    let next = 0;
+    return checked.map((c, i): TraceOutcome => {
+      if (c.ok) return written[next++] as TraceOutcome;
+      const id: unknown = (updates[i] as { id?: unknown } | undefined)?.id;
+      return { id: typeof id === 'string' ? id : '', status: 'rejected', error: c.error };
+    });
+  }
+
   /** Waits until everything submitted is written (graceful shutdown). */
   async drain(): Promise<void> {
     while (this.#preparing.size > 0) await Promise.all([...this.#preparing]);
-    await Promise.all([this.#feedback.drain(), this.#responses.drain()]);
+    await Promise.all([this.#feedback.drain(), this.#responses.drain(), this.#traces.drain()]);
   }
 
   /** Drains, then ends the diff pool's threads (shutdown; tests must not leave threads behind). */

@@ -270,7 +270,8 @@ async function listPage(
   comment: CommentWay,
   start?: Exclude<StartChoice, { kind: 'none' }>,
 ): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
-  const where = ['r.workspace_id = $1'];
+  // A bare response (a trace known by id only, migration 0031) is not listed until completed.
+  const where = ['r.workspace_id = $1', 'NOT r.bare'];
   const params: unknown[] = [workspaceId];
   const p = (value: unknown): string => {
     params.push(value);
