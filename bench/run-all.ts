@@ -4,7 +4,7 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
+ * Only some: `node --import tsx bench/run-all.ts edit batch single langsmith durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
  * `stats` loads BENCH_STATS_EVENTS events (default 10,000,000; set it lower for a quick run).
  * `insights` seeds BENCH_INSIGHTS_EVENTS events in one workspace (default 200,000; 10,000,000 for the docs' big figure).
  * `dashboard` seeds BENCH_DASHBOARD_EVENTS events (default 1,000,000; the issue's figure is 10,000,000) and needs /usr/bin/chromium.
@@ -25,6 +25,7 @@ import { runTrainingBatchBench } from './training-batches.bench.js';
 import { runIngestBatchBench } from './ingest-batch.bench.js';
 import { runIngestDurableBench } from './ingest-durable.bench.js';
 import { runIngestSingleBench } from './ingest-single.bench.js';
+import { runLangSmithIngestBench } from './langsmith-ingest.bench.js';
 import { runInsightsBench } from './insights.bench.js';
 import { runPipelineBench } from './pipeline.bench.js';
 import { runStatsBench } from './stats.bench.js';
@@ -33,6 +34,7 @@ const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResul
   { key: 'edit', title: 'edit distance (packages/core) vs the diffChars reference', run: runEditDistanceBench },
   { key: 'batch', title: 'batched ingest vs raw COPY (same schema, and a minimal table)', run: runIngestBatchBench },
   { key: 'single', title: 'single-event ingest vs trivial Fastify', run: runIngestSingleBench },
+  { key: 'langsmith', title: 'LangSmith drop-in ingest (/langsmith/runs/batch traces, /langsmith/feedback) vs POST /v1/feedback/batch, same server (Postgres)', run: runLangSmithIngestBench },
   { key: 'durable', title: 'single-event ingest, production profile, vs the minimal durable server on Postgres (and trivial Fastify); RSS', run: runIngestDurableBench },
   { key: 'embedded', title: 'embedded profile (PGlite, in-process worker), single and batched ×100, vs the minimal durable server on PGlite; RSS', run: runEmbeddedBench },
   { key: 'embedded-pipeline', title: "embedded processing (feedloop start on PGlite) of a committed 50,000-event backlog vs the seed's one-job-per-event way on PGlite", run: runEmbeddedPipelineBench },

@@ -6,6 +6,7 @@
  * serialized or not, LangChain generations, OpenAI choices), and falls back on compact JSON.
  */
 import { LIMITS } from '../limits.js';
+import { compactJson, contentText, inputText, outputText } from './trace-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -14,94 +15,66 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' 
 /** Cut to what a response's text may hold (the rest of a giant input is not worth refusing the run). */
 const bounded = (text: string): string => (text.length > LIMITS.textMaxLength ? text.slice(0, LIMITS.textMaxLength) : text);
 
-/** A message's content as text: a string, or the text parts of a content list. */
-function contentText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts = content.flatMap((p) => (typeof p === 'string' ? [p] : isObject(p) && typeof p.text === 'string' ? [p.text] : []));
-    return parts.length > 0 ? parts.join('\n') : undefined;
-  }
-  return undefined;
-}
-
 /**
- * A message's role and content, whatever its form: `{ role, content }` (OpenAI), `{ type:
- * 'human', content }` (LangChain), or LangChain's serialized `{ lc: 1, id: [..., 'HumanMessage'],
- * kwargs: { content } }`.
+ * A LangChain message as `{ role, content }`, the form core's {@link inputText} reads: `{ type:
+ * 'human', content }`, or LangChain's serialized `{ lc: 1, id: [..., 'HumanMessage'], kwargs: {
+ * content } }`. Anything else is returned as it is.
  */
-function readMessage(m: unknown): { role: string; content: string | undefined } | undefined {
-  if (!isObject(m)) return undefined;
+function normalMessage(m: unknown): unknown {
+  if (!isObject(m)) return m;
   if (Array.isArray(m.id) && isObject(m.kwargs)) {
     const cls = String(m.id[m.id.length - 1] ?? '');
     const role = cls.startsWith('Human') ? 'user' : cls.startsWith('AI') ? 'assistant' : cls.replace(/Message(Chunk)?$/, '').toLowerCase();
-    return { role, content: contentText(m.kwargs.content) };
+    return { role, content: m.kwargs.content };
   }
-  const role = typeof m.role === 'string' ? m.role : typeof m.type === 'string' ? m.type : undefined;
-  if (role === undefined || !('content' in m)) return undefined;
-  return { role: role === 'human' ? 'user' : role === 'ai' ? 'assistant' : role, content: contentText(m.content) };
-}
-
-/** The messages of a list, flattening LangChain's batch form (`[[m1, m2]]`); undefined when it is no message list. */
-function messagesOf(value: unknown): { role: string; content: string | undefined }[] | undefined {
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  const flat = value.length === 1 && Array.isArray(value[0]) ? (value[0] as unknown[]) : value;
-  const read = flat.map(readMessage);
-  return read.every((m) => m !== undefined) ? (read as { role: string; content: string | undefined }[]) : undefined;
-}
-
-/** The last message of `role` with text content. */
-function lastOf(messages: { role: string; content: string | undefined }[], role: string): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m && m.role === role && m.content !== undefined && m.content !== '') return m.content;
+  if (typeof m.role !== 'string' && typeof m.type === 'string' && 'content' in m) {
+    return { role: m.type === 'human' ? 'user' : m.type === 'ai' ? 'assistant' : m.type, content: m.content };
   }
-  return undefined;
+  return m;
 }
 
-/** Compact JSON of what no rule read, or undefined for nothing at all. */
-function compactJson(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (isObject(value) && Object.keys(value).length === 0) return undefined;
-  return JSON.stringify(value);
+/** A message list in core's form, flattening LangChain's batch form (`[[m1, m2]]`); other values as they are. */
+function normalValue(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const flat = value.length === 1 && Array.isArray(value[0]) ? (value[0] as unknown[]) : value;
+    return flat.map(normalMessage);
+  }
+  if (isObject(value) && Array.isArray(value.messages)) return { ...value, messages: normalValue(value.messages) };
+  return normalMessage(value);
 }
 
-/** A value's text for the query: a string, a message list's last user message, a message, or JSON. */
+/** A message's text content, if the value is a (LangChain or OpenAI) message. */
+function messageContent(value: unknown): string | undefined {
+  const m = normalMessage(value);
+  return isObject(m) && typeof m.role === 'string' && 'content' in m ? contentText(m.content) : undefined;
+}
+
+/** A value's text for the query: LangChain messages normalized, then core's {@link inputText} (a single message: its content). */
 function inputValueText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  const messages = messagesOf(value);
-  if (messages) return lastOf(messages, 'user') ?? compactJson(value);
-  const message = readMessage(value);
-  if (message?.content !== undefined) return message.content;
-  return compactJson(value);
+  return messageContent(value) ?? inputText(normalValue(value));
 }
 
-/** A value's text for the answer: a string, a generation's or message's content, the last assistant message, or JSON. */
+/** A value's text for the answer: a generation's or a choice's content, else core's {@link outputText}. */
 function outputValueText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
   if (isObject(value)) {
     // LangChain LLMResult: { generations: [[{ text, message }]] }
     if (Array.isArray(value.generations)) {
       const first = Array.isArray(value.generations[0]) ? (value.generations[0] as unknown[])[0] : value.generations[0];
       if (isObject(first)) {
         if (typeof first.text === 'string' && first.text !== '') return first.text;
-        const m = readMessage(first.message);
-        if (m?.content !== undefined) return m.content;
+        const m = messageContent(first.message);
+        if (m !== undefined) return m;
       }
     }
     // OpenAI chat completion: { choices: [{ message: { content } }] }
     if (Array.isArray(value.choices) && isObject(value.choices[0])) {
       const choice = value.choices[0];
-      const m = isObject(choice.message) ? contentText(choice.message.content) : undefined;
+      const m = messageContent(choice.message);
       if (m !== undefined) return m;
       if (typeof choice.text === 'string') return choice.text;
     }
-    const message = readMessage(value);
-    if (message?.content !== undefined) return message.content;
-    if (typeof value.content === 'string') return value.content;
   }
-  const messages = messagesOf(value);
-  if (messages) return lastOf(messages, 'assistant') ?? compactJson(value);
-  return compactJson(value);
+  return messageContent(value) ?? outputText(normalValue(value));
 }
 
 const INPUT_KEYS = ['question', 'input', 'query'] as const;
@@ -125,6 +98,7 @@ export function langSmithInputText(inputs: unknown): string | undefined {
       if (text !== undefined) return bounded(text);
     }
   }
+  if (Object.keys(inputs).length === 0) return undefined;
   const text = inputs.messages !== undefined ? inputValueText(inputs.messages) : compactJson(inputs);
   return text === undefined ? undefined : bounded(text);
 }
@@ -146,6 +120,7 @@ export function langSmithOutputText(outputs: unknown): string | undefined {
       if (text !== undefined) return bounded(text);
     }
   }
+  if (Object.keys(outputs).length === 0) return undefined;
   const text = outputValueText(outputs);
   return text === undefined ? undefined : bounded(text);
 }

@@ -136,7 +136,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(alertPreviewRoutes, services);
   await app.register(mcpRoutes, services);
   // The LangSmith SDKs' API (issue 26 §3), with its own auth (x-api-key) and error shape ({ detail }).
-  await app.register(langsmithRoutes, { ...services, prefix: '/langsmith' });
+  await app.register(async (scope) => scope.register(langsmithRoutes, services), { prefix: '/langsmith' });
   if (options.adminToken !== undefined) await app.register(adminRoutes, services);
   return app;
 }

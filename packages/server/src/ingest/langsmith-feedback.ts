@@ -96,7 +96,10 @@ export async function createLangSmithFeedback(
   if (problem) throw FeedloopError.from(problem);
   const responseId = await responseOfRun(deps.db, auth.workspaceId, runId, input.trace_id);
   const events = eventsOf(state, { responseId, runId, feedbackId, eventId: feedbackId });
-  if (!(await responseExists(deps.db, auth.workspaceId, responseId))) await deps.ingest.upsertTraces(auth, [{ id: responseId }]);
+  if (!(await responseExists(deps.db, auth.workspaceId, responseId))) {
+    const [made] = await deps.ingest.upsertTraces(auth, [{ id: responseId }]);
+    if (made?.status === 'rejected') throw FeedloopError.from(made.error);
+  }
   await submitAll(deps, auth, events, options.verified);
   // Events first, then the row: a retry after a failure between the two finds its events stored as duplicates.
   await insertLangSmithFeedback(deps.db, auth.workspaceId, { feedbackId, runId, responseId, state, eventIds: events.map((e) => e.id as string) });

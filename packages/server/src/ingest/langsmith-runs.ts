@@ -4,11 +4,11 @@
  * response), and each trace's fields go to the shared trace foundation
  * (`IngestService.upsertTraces`: create or update, last write wins per field).
  */
-import { firstIssue, langSmithRunSchema, mapLangSmithRun, type ErrorBody, type LangSmithRun, type LangSmithRunMapping } from '@feedloop/core';
+import { firstIssue, langSmithRunSchema, mapLangSmithRun, type ErrorBody, type LangSmithRun, type LangSmithRunMapping, type TraceUpdate } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import type { AuthContext } from '../store/auth-context.js';
-import { recordChildRuns, traceOfRuns } from '../store/langsmith.js';
-import type { IngestService, TraceUpdate } from './ingest-service.js';
+import { modelsOfResponses, recordChildRuns, traceOfRuns } from '../store/langsmith.js';
+import type { IngestService } from './ingest-service.js';
 
 /** One run of a request refused alone. */
 export interface RefusedRun {
@@ -19,15 +19,26 @@ export interface RefusedRun {
   error: ErrorBody;
 }
 
+interface Source {
+  kind: 'post' | 'patch';
+  index: number;
+  run: LangSmithRun;
+}
+
 /**
- * The trace update a mapped run makes: a root run's fields, or a child `llm` run's model as the
- * response's model when the root names none.
+ * The trace updates of a request's mapped runs, in order: a root run's fields; a child run its
+ * trace known (bare until its root arrives); a child `llm` run's model only where the root names
+ * none — neither a root run of this request nor the stored response (`storedModels`) has one.
  */
-export function traceUpdateOf(m: LangSmithRunMapping): TraceUpdate | undefined {
-  if (m.root) return { id: m.traceId, ...m.fields };
-  if (m.childModel !== undefined) return { id: m.traceId, fallback: { model: m.childModel } };
-  // A child run without a model still makes its trace known (bare until its root run arrives).
-  return { id: m.traceId };
+export function traceUpdatesOf(mapped: LangSmithRunMapping[], storedModels: ReadonlyMap<string, string | null>): TraceUpdate[] {
+  const named = new Set(mapped.filter((m) => m.root && m.fields.model !== undefined).map((m) => m.traceId));
+  for (const [id, model] of storedModels) if (model !== null) named.add(id);
+  return mapped.map((m): TraceUpdate => {
+    if (m.root) return { id: m.traceId, ...m.fields };
+    if (m.childModel === undefined || named.has(m.traceId)) return { id: m.traceId };
+    named.add(m.traceId);
+    return { id: m.traceId, model: m.childModel };
+  });
 }
 
 /**
@@ -39,26 +50,31 @@ export function traceUpdateOf(m: LangSmithRunMapping): TraceUpdate | undefined {
  */
 export async function ingestLangSmithRuns(db: SqlClient, ingest: IngestService, auth: AuthContext, posts: unknown[], patches: unknown[]): Promise<RefusedRun[]> {
   const refused: RefusedRun[] = [];
-  const parse = (kind: 'post' | 'patch', list: unknown[]): LangSmithRun[] =>
+  const parse = (kind: 'post' | 'patch', list: unknown[]): Source[] =>
     list.flatMap((raw, index) => {
       const parsed = langSmithRunSchema.safeParse(raw);
-      if (parsed.success) return [parsed.data];
+      if (parsed.success) return [{ kind, index, run: parsed.data }];
       const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : undefined;
       refused.push({ kind, index, ...(id !== undefined ? { id } : {}), error: firstIssue(parsed.error, `${kind}[${index}]`) });
       return [];
     });
-  const runs = [...parse('post', posts), ...parse('patch', patches)];
-  if (runs.length === 0) return refused;
+  const sources = [...parse('post', posts), ...parse('patch', patches)];
+  if (sources.length === 0) return refused;
   // A patch may not repeat its trace: a child run recorded earlier says where it belongs.
-  const unsaid = runs.filter((r) => !r.trace_id && !r.parent_run_id).map((r) => r.id);
+  const unsaid = sources.filter((s) => !s.run.trace_id && !s.run.parent_run_id).map((s) => s.run.id);
   const known = await traceOfRuns(db, auth.workspaceId, unsaid);
-  const mapped = runs.map((r) => mapLangSmithRun(r, known.get(r.id)));
+  const mapped = sources.map((s) => mapLangSmithRun(s.run, known.get(s.run.id)));
   await recordChildRuns(
     db,
     auth.workspaceId,
     mapped.filter((m) => !m.root).map((m) => ({ runId: m.runId, traceId: m.traceId })),
   );
-  const updates = mapped.map(traceUpdateOf).filter((u): u is TraceUpdate => u !== undefined);
-  await ingest.upsertTraces(auth, updates);
+  const childModelTraces = mapped.filter((m) => !m.root && m.childModel !== undefined).map((m) => m.traceId);
+  const storedModels = await modelsOfResponses(db, auth.workspaceId, childModelTraces);
+  const outcomes = await ingest.upsertTraces(auth, traceUpdatesOf(mapped, storedModels));
+  outcomes.forEach((o, i) => {
+    const source = sources[i];
+    if (o.status === 'rejected' && source) refused.push({ kind: source.kind, index: source.index, id: source.run.id, error: o.error });
+  });
   return refused;
 }

@@ -37,6 +37,19 @@ export async function traceOfRuns(db: SqlExecutor, workspaceId: string, runIds: 
   return new Map(rows.map((r) => [r.run_id, r.trace_id]));
 }
 
+/**
+ * The model of each response that exists among `ids` (null when it has none); a response not
+ * stored yet is absent.
+ *
+ * @example
+ * await modelsOfResponses(db, ws, ['chain-1']) // Map { 'chain-1' => null }
+ */
+export async function modelsOfResponses(db: SqlExecutor, workspaceId: string, ids: string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; model: string | null }>('SELECT id, model FROM responses WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, [...new Set(ids)]]);
+  return new Map(rows.map((r) => [r.id, r.model]));
+}
+
 /** A stored LangSmith feedback. */
 export interface StoredLangSmithFeedback {
   feedbackId: string;

@@ -121,7 +121,7 @@ const runRoutes: FastifyPluginAsync<AppServices> = async (app, services) => {
  * The `/langsmith` routes, registered by the app with their scope.
  *
  * @example
- * await app.register(langsmithRoutes, { ...services, prefix: '/langsmith' });
+ * await app.register(async (scope) => scope.register(langsmithRoutes, services), { prefix: '/langsmith' });
  */
 export const langsmithRoutes: FastifyPluginAsync<AppServices> = async (app, services) => {
   installLangSmithScope(app, services.keys);
