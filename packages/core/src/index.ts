@@ -315,3 +315,19 @@ export {
   type LangSmithFeedbackUpdate,
 } from './compat/langsmith-feedback.js';
 export { assembleLangSmithMultipart, type LangSmithMultipart, type MultipartPart } from './compat/langsmith-multipart.js';
+export {
+  DEFAULT_SCORE_CONFIGS,
+  SCORE_DATA_TYPES,
+  SCORE_MAPPINGS,
+  checkScoreConfig,
+  scoreConfigInputSchema,
+  scoreConfigPatchSchema,
+  scoreNameSchema,
+  type ScoreConfig,
+  type ScoreConfigInput,
+  type ScoreConfigPatch,
+  type ScoreConfigProblem,
+  type ScoreDataType,
+  type ScoreMapping,
+} from './scores/score-config.js';
+export { mapScore, scoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';

@@ -19,6 +19,7 @@ import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } fro
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
+import { resolveScores } from './score-resolution.js';
 import { protectResponse, protectTraceUpdate } from './query-privacy.js';
 import { ResponseFactsCache } from '../store/response-facts-cache.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from '../store/response-writer.js';
@@ -200,11 +201,33 @@ export class IngestService {
 
   /**
    * Writes validated events; each outcome arrives after its commit. Rejections are counted by
-   * the caller ({@link countRejected}), which also sees the ones validation made. `trust.client`
+   * the caller ({@link countRejected}), which also sees the ones validation made. A `score` event
+   * is validated against its config and mapped (`mapsTo`) first: the one entry point for named
+   * scores, the compatibility layers' included (docs/scores.md). `trust.client`
    * is the hashed client of an anonymous submitter (see anonymous-client.ts): the dedup identity
    * of events with neither user nor session.
    */
   async submitFeedback(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string } = {}): Promise<FeedbackOutcome[]> {
+    // Named scores first (score-resolution.ts): validated against their configs and mapped; a
+    // refused one is answered here with the others' outcomes, in order.
+    const withIds = events.map((event) => ({ ...event, id: event.id ?? uuidv7() }));
+    const resolved = await unavailableOnFailure(resolveScores(this.#db, auth.workspaceId, withIds));
+    if (resolved.some((r) => !r.ok)) {
+      const accepted = resolved.flatMap((r) => (r.ok ? [r.event] : []));
+      const written = await this.submitResolved(auth, accepted, trust);
+      let next = 0;
+      return resolved.map((r, i): FeedbackOutcome => (r.ok ? (written[next++] as FeedbackOutcome) : { id: withIds[i]?.id ?? '', status: 'rejected', error: r.error }));
+    }
+    return this.submitResolved(
+      auth,
+      resolved.flatMap((r) => (r.ok ? [r.event] : [])),
+      trust,
+    );
+  }
+
+  /** {@link submitFeedback} after score resolution: consent, privacy, edit distances, the writer. */
+  private async submitResolved(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string }): Promise<FeedbackOutcome[]> {
+    if (events.length === 0) return [];
     // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
     // answered here and never reach the writer.
     // Tracked like the diffs below, so a drain waits for a request still being screened.
