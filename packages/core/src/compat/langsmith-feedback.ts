@@ -157,8 +157,9 @@ export interface LangSmithFeedbackTarget {
 
 /**
  * The feedloop events one LangSmith feedback makes: a `score` (with the comment) when it has a
- * score or value or nothing else, a `comment` when it has only a comment, and a `correction`
- * when it has one. Unvalidated objects: the caller validates each as any event.
+ * score or value, a `comment` when it has only a comment, and a `correction` when it has one;
+ * none for a bare key (the caller refuses it). Unvalidated objects: the caller validates each as
+ * any event.
  *
  * @example
  * langSmithFeedbackEvents({ key: 'user_score', score: 1, comment: 'good', … }, { responseId: 'r1', runId: 'r1', feedbackId: 'f1', eventId: 'f1' })
@@ -167,13 +168,15 @@ export interface LangSmithFeedbackTarget {
 export function langSmithFeedbackEvents(state: LangSmithFeedbackState, target: LangSmithFeedbackTarget): Record<string, unknown>[] {
   const langsmith: Record<string, unknown> = { feedbackId: target.feedbackId, runId: target.runId, key: state.key, source: state.feedback_source.type };
   if (state.value !== null && typeof state.value === 'object') langsmith.value = state.value;
-  const base = { responseId: target.responseId, metadata: { langsmith } };
+  // feedloop's envelope `source` is the signal's class (explicit here); who gave it goes in the
+  // metadata: `judge` for a model (LangSmith's evaluators), else LangSmith's own source type.
+  const base = { responseId: target.responseId, metadata: { source: isLangSmithJudge(state) ? 'judge' : state.feedback_source.type, langsmith } };
   const events: Record<string, unknown>[] = [];
   const n = numeric(state.score) ?? numeric(state.value);
   const text = typeof state.value === 'string' ? state.value : undefined;
   const comment = state.comment !== null && state.comment !== '' ? state.comment : undefined;
   const scored = n !== undefined || text !== undefined;
-  if (scored || (comment === undefined && state.correction === null)) {
+  if (scored) {
     const payload: Record<string, unknown> = { name: state.key };
     if (n !== undefined) payload.value = n;
     if (text !== undefined) payload.stringValue = text;

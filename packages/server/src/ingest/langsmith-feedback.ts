@@ -6,11 +6,11 @@
  */
 import {
   checkLangSmithFeedbackConfig,
-  isLangSmithJudge,
   langSmithFeedbackEvents,
   langSmithFeedbackState,
   updatedLangSmithFeedback,
   validateFeedbackEvent,
+  type ErrorBody,
   type FeedbackEvent,
   type LangSmithFeedbackConfig,
   type LangSmithFeedbackInput,
@@ -49,12 +49,24 @@ export async function responseOfRun(db: SqlClient, workspaceId: string, runId: s
   return known.get(runId) ?? traceId ?? runId;
 }
 
-/** Validates the events of a state as any event; a judge's get the source `judge`. */
+/** feedloop's field names in a score's errors, as the LangSmith feedback names them. */
+const FIELD_NAMES: Readonly<Record<string, string>> = { 'payload.value': 'score', 'payload.stringValue': 'value', 'payload.comment': 'comment', 'payload.corrected': 'correction' };
+
+/** An event's error with its field named as the LangSmith feedback names it. */
+function asLangSmithError(error: ErrorBody): FeedloopError {
+  const field = error.field === undefined ? undefined : FIELD_NAMES[error.field];
+  return FeedloopError.from(field === undefined ? error : { ...error, field, message: error.message.replace(error.field as string, field) });
+}
+
+/** Validates the events of a state as any event; a bare key (no score, value, comment or correction) is refused. */
 function eventsOf(state: LangSmithFeedbackState, target: Parameters<typeof langSmithFeedbackEvents>[1]): FeedbackEvent[] {
-  const judge = isLangSmithJudge(state);
-  return langSmithFeedbackEvents(state, target).map((raw) => {
-    const checked = validateFeedbackEvent(judge ? { ...raw, source: 'judge' } : raw);
-    if (!checked.ok) throw FeedloopError.from(checked.error);
+  const raw = langSmithFeedbackEvents(state, target);
+  if (raw.length === 0) {
+    throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'score: a feedback needs a score, a value, a comment or a correction', { field: 'score' });
+  }
+  return raw.map((event) => {
+    const checked = validateFeedbackEvent(event);
+    if (!checked.ok) throw asLangSmithError(checked.error);
     return checked.value;
   });
 }
@@ -68,7 +80,7 @@ async function submitAll(deps: LangSmithFeedbackDeps, auth: AuthContext, events:
   const refused = outcomes.find((o) => o.status === 'rejected');
   if (!refused || refused.status !== 'rejected') return;
   for (const o of outcomes) if (o.status !== 'rejected') await deps.ingest.retractFeedback(auth, o.id);
-  throw FeedloopError.from(refused.error);
+  throw asLangSmithError(refused.error);
 }
 
 /**
