@@ -180,7 +180,9 @@ for (const backend of BACKENDS) {
       expect(posted.status).toBe(201);
       expect(posted.headers.get('access-control-allow-origin')).toBe('*');
       const got = await fetch(`${base}${path}?score=0&comment=${encodeURIComponent('via a link')}`);
-      expect(got.status).toBe(201);
+      expect(got.status).toBe(200);
+      const preflight = await fetch(`${base}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+      expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([204, '*']);
       const listed = [];
       for await (const f of client.listFeedback({ runIds: [ids.llm] })) listed.push(f);
       expect(listed.map((f) => [f.key, f.comment, f.feedback_source?.type])).toEqual([

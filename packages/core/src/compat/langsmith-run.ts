@@ -124,7 +124,8 @@ export function mapLangSmithRun(run: LangSmithRun, knownTraceId?: string): LangS
   if (experimentId !== undefined) fields.experimentId = experimentId;
   const variant = asLabel(meta.variant);
   if (variant !== undefined) fields.variant = variant;
-  if (run.tags && run.tags.length > 0) fields.tags = run.tags.filter((t) => asLabel(t) !== undefined);
+  const tags = (run.tags ?? []).filter((t) => asLabel(t) !== undefined).slice(0, LIMITS.sourcesMaxItems);
+  if (tags.length > 0) fields.tags = tags;
   const createdAt = langSmithTime(run.start_time);
   if (createdAt !== undefined) fields.createdAt = createdAt;
   const langsmith: Record<string, unknown> = {};

@@ -114,7 +114,12 @@ export async function createLangSmithFeedback(
   }
   await submitAll(deps, auth, events, options.verified);
   // Events first, then the row: a retry after a failure between the two finds its events stored as duplicates.
-  await insertLangSmithFeedback(deps.db, auth.workspaceId, { feedbackId, runId, responseId, state, eventIds: events.map((e) => e.id as string) });
+  const eventIds = events.map((e) => e.id as string);
+  if (await insertLangSmithFeedback(deps.db, auth.workspaceId, { feedbackId, runId, responseId, state, eventIds })) {
+    const now = new Date().toISOString();
+    return { feedbackId, runId, responseId, state, eventIds, revision: 1, createdAt: now, modifiedAt: now, deleted: false };
+  }
+  // A concurrent retry stored it first: answer that one.
   const stored = await readLangSmithFeedback(deps.db, auth.workspaceId, feedbackId);
   if (!stored) throw notFound(feedbackId);
   return stored;

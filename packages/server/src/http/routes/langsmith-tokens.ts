@@ -177,6 +177,6 @@ export const langsmithTokenRoutes: FastifyPluginAsync<AppServices> = async (app,
       querystring: z.object({ score: z.string().max(64).optional(), value: z.string().max(2_000).optional(), comment: z.string().max(10_000).optional(), correction: z.string().max(10_000).optional(), metadata: z.string().max(10_000).optional() }),
     },
     onRequest: cors,
-    handler: async (request, reply) => reply.status(201).send(await submit(request.params.token, fromQuery(request.query))),
+    handler: async (request) => submit(request.params.token, fromQuery(request.query)),
   });
 };
