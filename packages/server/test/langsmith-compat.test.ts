@@ -179,6 +179,9 @@ for (const backend of BACKENDS) {
       const posted = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://app.example' }, body: JSON.stringify({ score: 1, comment: 'from the page' }) });
       expect(posted.status).toBe(201);
       expect(posted.headers.get('access-control-allow-origin')).toBe('*');
+      // A page's plain fetch sends its JSON as text/plain (no preflight).
+      const simple = await fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify({ score: 1, comment: 'simple request' }) });
+      expect(simple.status).toBe(201);
       const got = await fetch(`${base}${path}?score=0&comment=${encodeURIComponent('via a link')}`);
       expect(got.status).toBe(200);
       const preflight = await fetch(`${base}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
@@ -187,9 +190,10 @@ for (const backend of BACKENDS) {
       for await (const f of client.listFeedback({ runIds: [ids.llm] })) listed.push(f);
       expect(listed.map((f) => [f.key, f.comment, f.feedback_source?.type])).toEqual([
         ['user_score', 'from the page', 'app'],
+        ['user_score', 'simple request', 'app'],
         ['user_score', 'via a link', 'app'],
       ]);
-      expect((await events(ids.root)).length).toBe(2);
+      expect((await events(ids.root)).map((e) => e.type).sort()).toEqual(['thumbs_down', 'thumbs_up', 'thumbs_up']);
       // Tampered: refused, with CORS so the page can read why.
       const bad = await fetch(`${base}${path.slice(0, -3)}xyz`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"score":1}' });
       expect(bad.status).toBe(401);
@@ -201,7 +205,8 @@ for (const backend of BACKENDS) {
         headers: { 'x-api-key': t.secretKey, 'content-type': 'application/json' },
         body: JSON.stringify([
           { run_id: ids.root, feedback_key: 'a', expires_in: { minutes: 5 } },
-          { run_id: ids.root, feedback_key: 'b', expires_at: new Date(Date.now() + 60_000).toISOString() },
+          // The Python SDK's naive isoformat(), read as UTC.
+          { run_id: ids.root, feedback_key: 'b', expires_at: new Date(Date.now() + 60_000).toISOString().replace('Z', '') },
         ]),
       });
       expect(res.status).toBe(200);

@@ -6,7 +6,7 @@
  * correction, metadata }` or the same as a `GET`'s query parameters, from any origin.
  */
 import { createHash } from 'node:crypto';
-import { idSchema, langSmithFeedbackConfigSchema, metadataSchema, timestampSchema, type LangSmithFeedbackConfig } from '@feedloop/core';
+import { idSchema, langSmithFeedbackConfigSchema, langSmithTime, metadataSchema, type LangSmithFeedbackConfig } from '@feedloop/core';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { v7 as uuidv7 } from 'uuid';
@@ -31,15 +31,18 @@ const tokenRequest = z.strictObject({
   expires_in: z
     .looseObject({ days: z.number().min(0).nullish(), hours: z.number().min(0).nullish(), minutes: z.number().min(0).nullish(), seconds: z.number().min(0).nullish() })
     .nullish(),
-  expires_at: timestampSchema.nullish(),
+  /** ISO; the Python SDK sends a naive `datetime.isoformat()`, read as UTC. */
+  expires_at: z.string().max(64).nullish(),
 });
 
 type TokenRequest = z.output<typeof tokenRequest>;
 
 /** A token's life in seconds from its request: `expires_at`, else `expires_in`, else 24 h; at most 30 days. */
 function lifeSeconds(t: TokenRequest, nowMs: number): number {
-  const life = t.expires_at
-    ? Math.floor((Date.parse(t.expires_at) - nowMs) / 1000)
+  const at = t.expires_at ? langSmithTime(t.expires_at) : undefined;
+  if (t.expires_at && at === undefined) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'expires_at: not an ISO 8601 time', { field: 'expires_at' });
+  const life = at
+    ? Math.floor((Date.parse(at) - nowMs) / 1000)
     : t.expires_in
       ? Math.floor((t.expires_in.days ?? 0) * 86_400 + (t.expires_in.hours ?? 0) * 3_600 + (t.expires_in.minutes ?? 0) * 60 + (t.expires_in.seconds ?? 0))
       : DEFAULT_TOKEN_TTL_SECONDS;
@@ -87,6 +90,15 @@ function fromQuery(q: Record<string, string | string[] | undefined>): unknown {
 /** The LangSmith token routes. */
 export const langsmithTokenRoutes: FastifyPluginAsync<AppServices> = async (app, { db, ingest, config }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  // A page's `fetch(url, { method: 'POST', body: JSON.stringify(...) })` sends text/plain (a
+  // simple request, no preflight): its body is read as JSON here, as LangSmith takes it.
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string) as unknown);
+    } catch {
+      done(new FeedloopError('FEEDLOOP_ERR_VALIDATION_BAD_JSON', 'the body is not valid JSON'));
+    }
+  });
 
   r.post('/feedback/tokens', {
     schema: {
