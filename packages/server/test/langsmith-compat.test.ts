@@ -157,6 +157,19 @@ for (const backend of BACKENDS) {
       expect(await events(ids.root)).toHaveLength(2);
     });
 
+    it('keeps feedback given before its run arrives: the response is bare, then completed by the run', async () => {
+      const runId = crypto.randomUUID();
+      await client.createFeedback(runId, 'user_score', { score: 1 });
+      expect(await response(runId)).toMatchObject({ query: '', answer: '' });
+      const run = new RunTree({ id: runId, name: 'late', run_type: 'chain', inputs: { question: 'Late run?' }, client, tracingEnabled: true });
+      await run.postRun();
+      await run.end({ answer: 'Arrived.' });
+      await run.patchRun();
+      await client.awaitPendingTraceBatches();
+      expect(await response(runId)).toMatchObject({ query: 'Late run?', answer: 'Arrived.' });
+      expect((await events(runId)).map((e) => e.type)).toEqual(['thumbs_up']);
+    });
+
     it('lists a run\'s feedback, by key too', async () => {
       const ids = await traceCall('List me');
       await client.createFeedback(ids.root, 'user_score', { score: 1 });
@@ -227,6 +240,12 @@ for (const backend of BACKENDS) {
       expect([missing.status, ((await missing.json()) as { error: { code: string } }).error.code]).toEqual([404, 'FEEDLOOP_ERR_FEEDBACK_NOT_FOUND']);
       const noRun = await fetch(`${base}/langsmith/feedback`, { method: 'POST', headers: { 'x-api-key': t.secretKey, 'content-type': 'application/json' }, body: '{"key":"k","score":1}' });
       expect([noRun.status, ((await noRun.json()) as { detail: string }).detail]).toEqual([400, expect.stringMatching(/run_id/)]);
+      const outOfConfig = await fetch(`${base}/langsmith/feedback`, {
+        method: 'POST',
+        headers: { 'x-api-key': t.secretKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ run_id: crypto.randomUUID(), key: 'stars', score: 9, feedback_config: { type: 'categorical', categories: [{ value: 1 }, { value: 2 }] } }),
+      });
+      expect([outOfConfig.status, ((await outOfConfig.json()) as { error: { field: string } }).error.field]).toEqual([400, 'score']);
       const badJson = await fetch(`${base}/langsmith/runs`, { method: 'POST', headers: { 'x-api-key': t.secretKey, 'content-type': 'application/json' }, body: '{' });
       expect(badJson.status).toBe(400);
       expect(await badJson.json()).toMatchObject({ detail: expect.any(String) });
