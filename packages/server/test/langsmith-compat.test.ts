@@ -170,6 +170,23 @@ for (const backend of BACKENDS) {
       expect((await events(runId)).map((e) => e.type)).toEqual(['thumbs_up']);
     });
 
+    it("erases a user's LangSmith runs and feedback with their responses", async () => {
+      const ids = await traceCall('Erase me', { user_id: 'u-ls-erased' });
+      await client.createFeedback(ids.llm, 'note', { comment: 'written by u-ls-erased' });
+      const count = async () =>
+        (
+          await t.db.query<{ n: number }>(
+            'SELECT (SELECT count(*) FROM langsmith_feedback WHERE workspace_id = $1 AND response_id = $2)::int + (SELECT count(*) FROM langsmith_runs WHERE workspace_id = $1 AND trace_id = $2)::int AS n',
+            [t.workspaceId, ids.root],
+          )
+        )[0]?.n;
+      expect(await count()).toBe(2);
+      const res = await t.app.inject({ method: 'DELETE', url: '/v1/users/u-ls-erased', headers: t.auth });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(await count()).toBe(0);
+      expect(await response(ids.root)).toBeUndefined();
+    });
+
     it('lists a run\'s feedback, by key too', async () => {
       const ids = await traceCall('List me');
       await client.createFeedback(ids.root, 'user_score', { score: 1 });
