@@ -37,7 +37,7 @@ for (const backend of BACKENDS) {
       )[0];
     const events = (responseId: string) =>
       t.db.query<{ id: string; type: string; payload: Record<string, unknown>; retracted: boolean }>(
-        'SELECT id, type, payload, false AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY id',
+        'SELECT id, type, payload, retracted_at IS NOT NULL AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY id',
         [t.workspaceId, responseId],
       );
 

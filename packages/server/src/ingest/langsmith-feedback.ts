@@ -71,6 +71,17 @@ function eventsOf(state: LangSmithFeedbackState, target: Parameters<typeof langS
   });
 }
 
+/** Retracts events (an id never stored, e.g. a sampled one, is passed over). */
+async function retractAll(deps: LangSmithFeedbackDeps, auth: AuthContext, eventIds: readonly string[], reason: string): Promise<void> {
+  for (const id of eventIds) {
+    try {
+      await deps.ingest.retractFeedback(auth, id, reason);
+    } catch (err) {
+      if (!(err instanceof FeedloopError && err.code === 'FEEDLOOP_ERR_FEEDBACK_NOT_FOUND')) throw err;
+    }
+  }
+}
+
 /**
  * Writes events; when any is refused, retracts the ones taken and throws the refusal (a feedback
  * is stored whole or not at all).
@@ -79,7 +90,7 @@ async function submitAll(deps: LangSmithFeedbackDeps, auth: AuthContext, events:
   const outcomes = await deps.ingest.submitFeedback(auth, events, verified === undefined ? {} : { verified });
   const refused = outcomes.find((o) => o.status === 'rejected');
   if (!refused || refused.status !== 'rejected') return;
-  for (const o of outcomes) if (o.status !== 'rejected') await deps.ingest.retractFeedback(auth, o.id);
+  await retractAll(deps, auth, outcomes.filter((o) => o.status !== 'rejected').map((o) => o.id), 'LangSmith feedback refused whole');
   throw asLangSmithError(refused.error);
 }
 
@@ -143,10 +154,10 @@ export async function updateLangSmithFeedback(deps: LangSmithFeedbackDeps, auth:
   const revised = await reviseLangSmithFeedback(deps.db, auth.workspaceId, feedbackId, current.revision, { state, eventIds: events.map((e) => e.id as string) });
   if (!revised) {
     // Another update or a delete came first: this one's events go, theirs stand.
-    for (const e of events) await deps.ingest.retractFeedback(auth, e.id as string);
+    await retractAll(deps, auth, events.map((e) => e.id as string), 'LangSmith feedback changed meanwhile');
     throw new FeedloopError('FEEDLOOP_ERR_FEEDBACK_NOT_FOUND', `feedback ${JSON.stringify(feedbackId)} changed or was deleted meanwhile; read it and retry`, { field: 'feedback_id' });
   }
-  for (const id of current.eventIds) await deps.ingest.retractFeedback(auth, id);
+  await retractAll(deps, auth, current.eventIds, 'replaced by a LangSmith feedback update');
   const stored = await readLangSmithFeedback(deps.db, auth.workspaceId, feedbackId);
   if (!stored) throw notFound(feedbackId);
   return stored;
@@ -161,5 +172,5 @@ export async function updateLangSmithFeedback(deps: LangSmithFeedbackDeps, auth:
 export async function deleteLangSmithFeedback(deps: LangSmithFeedbackDeps, auth: AuthContext, feedbackId: string): Promise<void> {
   const current = await readLangSmithFeedback(deps.db, auth.workspaceId, feedbackId);
   if (!current || !(await markLangSmithFeedbackDeleted(deps.db, auth.workspaceId, feedbackId))) throw notFound(feedbackId);
-  for (const id of current.eventIds) await deps.ingest.retractFeedback(auth, id);
+  await retractAll(deps, auth, current.eventIds, 'deleted in LangSmith');
 }
