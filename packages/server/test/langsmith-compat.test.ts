@@ -41,8 +41,20 @@ for (const backend of BACKENDS) {
         [t.workspaceId, responseId],
       );
 
+    /** The pipeline's verdict on an event, once it has processed it. */
+    const signal = async (eventId: string) => {
+      await t.services.pipeline.idle(10_000);
+      return (await t.db.query<{ status: string; drop_reason: string | null }>('SELECT status, drop_reason FROM feedback_signals WHERE workspace_id = $1 AND event_id = $2', [t.workspaceId, eventId]))[0];
+    };
+    const retractions = async () =>
+      (
+        (await t.app.inject({ method: 'GET', url: '/v1/audit?action=feedback.retracted&limit=100', headers: t.auth })).json() as {
+          entries: { details: { eventId: string; reason: string } }[];
+        }
+      ).entries.map((e) => [e.details.eventId, e.details.reason]);
+
     beforeAll(async () => {
-      t = await startTestApp(await backend.open(), { FEEDLOOP_PUBLIC_URL: PUBLIC_URL });
+      t = await startTestApp(await backend.open(), { FEEDLOOP_PUBLIC_URL: PUBLIC_URL }, { worker: true });
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
       client = new Client({ apiUrl: `${base}/langsmith`, apiKey: t.secretKey });
@@ -120,6 +132,8 @@ for (const backend of BACKENDS) {
       // The workspace's `user_score` config maps 1 to a thumbs up (issue 26 §1).
       expect(rows[0]).toMatchObject({ id: created.id, type: 'thumbs_up', retracted: false });
 
+      expect(await signal(created.id)).toMatchObject({ drop_reason: null });
+
       await client.updateFeedback(created.id, { score: 0 });
       expect(await client.readFeedback(created.id)).toMatchObject({ score: 0, comment: 'helpful' });
       rows = await events(ids.root);
@@ -128,9 +142,16 @@ for (const backend of BACKENDS) {
         [`${created.id}:r2`, 'thumbs_down', false],
       ]);
 
+      // The replaced vote no longer counts (the pipeline reversed it); the audit log says why.
+      expect(await signal(created.id)).toEqual({ status: 'dropped', drop_reason: 'retracted' });
+      expect(await signal(`${created.id}:r2`)).toMatchObject({ drop_reason: null });
+      expect(await retractions()).toContainEqual([created.id, 'replaced by a LangSmith feedback update']);
+
       await client.deleteFeedback(created.id);
       rows = await events(ids.root);
       expect(rows.every((r) => r.retracted)).toBe(true);
+      expect(await signal(`${created.id}:r2`)).toEqual({ status: 'dropped', drop_reason: 'retracted' });
+      expect(await retractions()).toContainEqual([`${created.id}:r2`, 'deleted in LangSmith']);
       await expect(client.readFeedback(created.id)).rejects.toThrow(/404/);
       await expect(client.deleteFeedback(created.id)).rejects.toThrow(/404/);
     });
