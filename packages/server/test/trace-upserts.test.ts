@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceUpdate } from '@feedloop/core';
 import { authContextOfKey, type AuthContext } from '../src/store/auth-context.js';
+import { missingResponseIds } from '../src/store/trace-upserts.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 interface Row {
@@ -100,6 +101,12 @@ for (const backend of BACKENDS) {
       const dirty = await t.db.query('SELECT 1 FROM score_dirty WHERE workspace_id = $1 AND response_id = $2', [t.workspaceId, 'tr-exp']);
       expect(dirty).toHaveLength(1);
       expect(await row('tr-exp')).toMatchObject({ experiment_id: 'exp-1', variant: 'B' });
+    });
+
+    it('tells which trace ids name no response yet', async () => {
+      await upsert([{ id: 'tr-known' }]);
+      expect(await missingResponseIds(t.db, t.workspaceId, ['tr-known', 'tr-unknown', 'tr-unknown'])).toEqual(new Set(['tr-unknown']));
+      expect(await missingResponseIds(t.db, t.workspaceId, [])).toEqual(new Set());
     });
 
     it('applies the workspace privacy settings to the texts a piece gives', async () => {

@@ -5,7 +5,7 @@
  * OpenTelemetry drop-ins, called by `IngestService.upsertTraces` through its group committer.
  */
 import { TRACE_METADATA_KEYS, mergeTraceUpdates, type ErrorBody, type TraceUpdate } from '@feedloop/core';
-import type { SqlClient } from '../db/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 
 /** One trace piece on its way to the database, already under the workspace's privacy settings. */
 export interface TraceSubmission {
@@ -119,4 +119,20 @@ export async function upsertTraceBatch(db: SqlClient, items: TraceSubmission[], 
     firstSeen.add(k);
     return { id: item.update.id, status: first && created.has(k) ? 'created' : 'updated' };
   });
+}
+
+/**
+ * The ids among `ids` that name no response of the workspace: a drop-in asks before it attaches
+ * a score to a trace, to create the missing ones bare or refuse them (setting
+ * `compat.unknownTraces`).
+ *
+ * @example
+ * await missingResponseIds(db, ws, ['t1', 't2']) // Set { 't2' } when only t1 exists
+ */
+export async function missingResponseIds(db: SqlExecutor, workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Set();
+  const found = await db.query<{ id: string }>('SELECT id FROM responses WHERE workspace_id = $1 AND id = ANY($2::text[])', [workspaceId, unique]);
+  const known = new Set(found.map((r) => r.id));
+  return new Set(unique.filter((id) => !known.has(id)));
 }
