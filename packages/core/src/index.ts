@@ -24,12 +24,14 @@ export {
   langfuseEnvelopeSchema,
   langfuseEventOrder,
   langfuseScoreSchema,
+  langfuseScoreView,
   langfuseTracePiece,
   mapLangfuseScore,
   type LangfuseEnvelope,
   type LangfuseEventType,
   type LangfuseScore,
   type MappedScore,
+  type ScoreEventView,
 } from './compat/langfuse-events.js';
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';

@@ -177,10 +177,65 @@ export function mapLangfuseScore(s: LangfuseScore): MappedScore {
   }
   const metadata = {
     ...metadataOf(s.metadata),
-    ...given({ source: s.source ?? 'API', observationId: s.observationId, environment: s.environment, scoreId: s.id }),
+    ...given({ source: s.source ?? 'API', dataType, observationId: s.observationId, environment: s.environment, scoreId: s.id }),
     // A TEXT score's comment field has nowhere else to go; a score name says what the text is about.
     ...(dataType === 'TEXT' ? given({ scoreName: s.name, scoreComment: comment }) : {}),
   };
   const event = { ...typed, responseId, ...(sessionTarget === undefined ? {} : { sessionId: sessionTarget }), metadata };
   return { ok: true, responseId, ...(sessionTarget === undefined ? {} : { sessionTarget }), event };
+}
+
+/** The metadata keys the mapping adds to a score's event (left out of the metadata a GET shows). */
+const SCORE_METADATA_KEYS = new Set(['source', 'dataType', 'observationId', 'environment', 'scoreId', 'scoreName', 'scoreComment']);
+
+/** A stored score's event, as `langfuseScoreView` reads it. */
+export interface ScoreEventView {
+  responseId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  occurredAt: string;
+  updatedAt: string;
+}
+
+/**
+ * A stored score as Langfuse's `GET /api/public/scores/:id` shows one, read back from its event
+ * (after `mapsTo`, a thumbs vote or a rating carries the score it was made from).
+ *
+ * @example
+ * langfuseScoreView('s1', { responseId: 't1', type: 'comment', payload: { comment: 'ok' }, metadata: { dataType: 'TEXT', scoreName: 'note', source: 'API' }, occurredAt, updatedAt })
+ * // { id: 's1', traceId: 't1', name: 'note', value: null, stringValue: 'ok', dataType: 'TEXT', source: 'API', ... }
+ */
+export function langfuseScoreView(scoreId: string, e: ScoreEventView): Record<string, unknown> {
+  const p = e.payload;
+  const m = e.metadata;
+  const mapped = typeof p.score === 'object' && p.score !== null ? (p.score as Record<string, unknown>) : undefined;
+  let value: unknown;
+  if (e.type === 'comment') value = p.comment;
+  else if (e.type === 'correction') value = p.corrected;
+  else if (e.type === 'thumbs_up' || e.type === 'thumbs_down') value = mapped?.value ?? (e.type === 'thumbs_up' ? 1 : 0);
+  else if (e.type === 'rating') value = mapped?.value ?? p.rating;
+  else value = p.value ?? p.stringValue;
+  const dataType = str(m.dataType) ?? (typeof value === 'string' ? 'CATEGORICAL' : 'NUMERIC');
+  const numeric = typeof value === 'number' ? value : typeof value === 'boolean' ? (value ? 1 : 0) : null;
+  const session = e.responseId.startsWith(SESSION_RESPONSE_PREFIX) ? e.responseId.slice(SESSION_RESPONSE_PREFIX.length) : undefined;
+  const metadata = Object.fromEntries(Object.entries(m).filter(([k]) => !SCORE_METADATA_KEYS.has(k)));
+  return {
+    id: scoreId,
+    traceId: session === undefined ? e.responseId : null,
+    sessionId: session ?? null,
+    observationId: str(m.observationId) ?? null,
+    name: str(p.name) ?? str(mapped?.name) ?? str(m.scoreName) ?? null,
+    value: numeric,
+    stringValue: typeof value === 'string' ? value : dataType === 'BOOLEAN' ? (numeric === 1 ? 'True' : 'False') : null,
+    dataType,
+    source: str(m.source) ?? 'API',
+    comment: str(p.comment === value ? undefined : p.comment) ?? str(m.scoreComment) ?? null,
+    configId: str(p.configId) ?? str(mapped?.configId) ?? null,
+    environment: str(m.environment) ?? 'default',
+    metadata,
+    timestamp: e.occurredAt,
+    createdAt: e.occurredAt,
+    updatedAt: e.updatedAt,
+  };
 }

@@ -63,3 +63,45 @@ export async function markFeedbackIdDeleted(db: SqlExecutor, workspaceId: string
   );
   return rows.length > 0;
 }
+
+/** The current event of a feedback id, as stored. */
+export interface CompatFeedbackEvent {
+  externalId: string;
+  deleted: boolean;
+  updatedAt: Date;
+  event: { id: string; responseId: string; type: string; sessionId: string | null; payload: Record<string, unknown>; metadata: Record<string, unknown>; occurredAt: Date; receivedAt: Date };
+}
+
+/**
+ * The event that holds a feedback id's current value, or `undefined` (unknown id, or its event
+ * removed by retention or erasure).
+ *
+ * @example
+ * await feedbackIdEvent(db, ws, 'langfuse', 'score-1') // { externalId, deleted, updatedAt, event }
+ */
+export async function feedbackIdEvent(db: SqlExecutor, workspaceId: string, protocol: string, externalId: string): Promise<CompatFeedbackEvent | undefined> {
+  const [r] = await db.query<{
+    deleted: boolean;
+    updated_at: Date;
+    id: string;
+    response_id: string;
+    type: string;
+    session_id: string | null;
+    payload: Record<string, unknown>;
+    metadata: Record<string, unknown>;
+    occurred_at: Date;
+    received_at: Date;
+  }>(
+    `SELECT c.deleted_at IS NOT NULL AS deleted, c.updated_at, e.id, e.response_id, e.type, e.session_id, e.payload, e.metadata, e.occurred_at, e.received_at
+       FROM compat_feedback_ids c JOIN feedback_events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id
+      WHERE c.workspace_id = $1 AND c.protocol = $2 AND c.external_id = $3`,
+    [workspaceId, protocol, externalId],
+  );
+  if (!r) return undefined;
+  return {
+    externalId,
+    deleted: r.deleted,
+    updatedAt: r.updated_at,
+    event: { id: r.id, responseId: r.response_id, type: r.type, sessionId: r.session_id, payload: r.payload, metadata: r.metadata, occurredAt: r.occurred_at, receivedAt: r.received_at },
+  };
+}
