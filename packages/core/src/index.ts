@@ -313,3 +313,19 @@ export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './roun
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
 export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';
 export { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES, outboundMessageId, type AlertMessageData, type OutboundEventType, type OutboundMessage, type StreamSink } from './outbound-message.js';
+export {
+  DEFAULT_SCORE_CONFIGS,
+  SCORE_DATA_TYPES,
+  SCORE_MAPPINGS,
+  checkScoreConfig,
+  scoreConfigInputSchema,
+  scoreConfigPatchSchema,
+  scoreNameSchema,
+  type ScoreConfig,
+  type ScoreConfigInput,
+  type ScoreConfigPatch,
+  type ScoreConfigProblem,
+  type ScoreDataType,
+  type ScoreMapping,
+} from './scores/score-config.js';
+export { mapScore, scoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';

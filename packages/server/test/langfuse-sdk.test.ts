@@ -120,7 +120,7 @@ for (const backend of BACKENDS) {
       const { lf, complaints } = client();
       const trace = lf.trace({ id: 'lf-trace-2', input: 'SQL for all sales?', output: 'SELECT * FROM sale' });
       const span = trace.span({ name: 'retrieval' });
-      trace.score({ id: 'score-text', name: 'reviewer-note', value: 'Wrong table name', dataType: 'TEXT', comment: 'seen in review' });
+      trace.score({ id: 'score-text', name: 'reviewer-note', value: 'Wrong table name', dataType: 'TEXT', comment: 'seen in review' } as never);
       span.score({ id: 'score-fix', name: 'fix', value: 'SELECT * FROM sales', dataType: 'CORRECTION', source: 'ANNOTATION' } as never);
       await lf.flushAsync();
       expect(complaints).toEqual([]);
@@ -136,7 +136,7 @@ for (const backend of BACKENDS) {
 
     it('creates the trace of an early score bare, completes it when the trace arrives, and keeps the score attached', async () => {
       const { lf, complaints } = client();
-      lf.score({ id: 'score-early', traceId: 'lf-trace-late', name: 'note', value: 'came first', dataType: 'TEXT' });
+      lf.score({ id: 'score-early', traceId: 'lf-trace-late', name: 'note', value: 'came first', dataType: 'TEXT' } as never);
       await lf.flushAsync();
       expect(await response('lf-trace-late')).toMatchObject({ query: '', answer: '', bare: true });
       const list = (await t.app.inject({ method: 'GET', url: '/v1/responses?limit=100', headers: t.auth })).json() as { data: Array<{ id: string }> };
@@ -150,7 +150,7 @@ for (const backend of BACKENDS) {
 
     it('stores a score aimed at a session as session feedback', async () => {
       const { lf, complaints } = client();
-      lf.score({ id: 'score-session', sessionId: 'sess-9', name: 'session-note', value: 'good session', dataType: 'TEXT' });
+      lf.score({ id: 'score-session', sessionId: 'sess-9', name: 'session-note', value: 'good session', dataType: 'TEXT' } as never);
       await lf.flushAsync();
       expect(complaints).toEqual([]);
       const [e] = await events('session:sess-9');
@@ -167,7 +167,7 @@ for (const backend of BACKENDS) {
       const set = await t.app.inject({ method: 'PATCH', url: '/v1/workspace/settings', headers: t.auth, payload: { compat: { unknownTraces: 'reject' } } });
       expect(set.statusCode).toBe(200);
       const again = client();
-      again.lf.score({ traceId: 'lf-trace-nowhere', name: 'note', value: 'x', dataType: 'TEXT' });
+      again.lf.score({ traceId: 'lf-trace-nowhere', name: 'note', value: 'x', dataType: 'TEXT' } as never);
       await again.lf.flushAsync();
       expect(again.complaints.join('\n')).toMatch(/"status":404.*FEEDLOOP_ERR_RESPONSE_NOT_FOUND/);
       expect(await response('lf-trace-nowhere')).toBeUndefined();
@@ -177,11 +177,11 @@ for (const backend of BACKENDS) {
     it('takes scores only from the browser client (Bearer public key); its other events are 401 inside the 207', async () => {
       const web = new LangfuseWeb({ publicKey: t.publicKey, baseUrl, fetchRetryCount: 0 });
       sdks.push(web);
-      await web.score({ id: 'score-web', traceId: 'lf-trace-1', name: 'user-note', value: 'thanks!', dataType: 'TEXT' });
+      await web.score({ id: 'score-web', traceId: 'lf-trace-1', name: 'user-note', value: 'thanks!', dataType: 'TEXT' } as never);
       expect((await events('lf-trace-1')).map((e) => e.metadata.scoreId)).toContain('score-web');
       // The browser client's own trace call (its stateless core has one) goes out with the public key.
       const complaints = heard(web);
-      web.traceStateless({ id: 'lf-trace-public', input: 'from a browser' });
+      (web as unknown as { traceStateless(body: object): string }).traceStateless({ id: 'lf-trace-public', input: 'from a browser' });
       await web.shutdownAsync();
       expect(complaints.join('\n')).toMatch(/"status":401.*FEEDLOOP_ERR_AUTH_FORBIDDEN/);
       expect(await response('lf-trace-public')).toBeUndefined();
