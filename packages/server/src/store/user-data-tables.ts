@@ -55,6 +55,7 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   registered_targets: 'none',
   langsmith_runs: 'erased',
   langsmith_feedback: 'erased',
+  compat_feedback_ids: 'none',
   score_configs: 'none',
   training_batches: 'none',
   feedloop_migrations: 'none',
