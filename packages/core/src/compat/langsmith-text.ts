@@ -74,6 +74,8 @@ function outputValueText(value: unknown): string | undefined {
       if (typeof choice.text === 'string') return choice.text;
     }
   }
+  // A message's fields without a role (an AIMessage's `{ content, ... }`): its content.
+  if (isObject(value) && typeof value.content === 'string' && !('role' in value)) return value.content;
   return messageContent(value) ?? outputText(normalValue(value));
 }
 
