@@ -16,6 +16,7 @@ export {
 } from './compat/rlhf-event.js';
 export { TRACE_METADATA_KEYS, mergeTraceUpdates, traceUpdateSchema, validateTraceUpdate, type TraceUpdate } from './compat/trace-update.js';
 export { compactJson, contentText, inputText, outputText } from './compat/trace-text.js';
+export { langfuseConfigInput, langfuseConfigView, langfuseScoreConfigSchema } from './compat/langfuse-configs.js';
 export {
   LANGFUSE_EVENT_TYPES,
   LANGFUSE_SCORE_TYPES,
