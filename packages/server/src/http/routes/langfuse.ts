@@ -39,6 +39,7 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
   });
 
   app.get('/api/public/projects', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: "Langfuse: the key's project (the SDKs' auth check): the workspace" } }, async (request) => {
+    secretOnly(request);
     const { workspaceId } = authOf(request);
     const workspace = await findWorkspace(db, workspaceId);
     return { data: [{ id: workspaceId, name: workspace?.name ?? workspaceId, metadata: {} }] };
