@@ -329,4 +329,5 @@ export {
   type ScoreDataType,
   type ScoreMapping,
 } from './scores/score-config.js';
-export { mapScore, scoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
+export { mapScore, scoreOf, storedScoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
+export { meanInterval, scoreReward, summarizeScores, type RewardConfig, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';

@@ -109,3 +109,22 @@ export function scoreOf(event: { [T in FeedbackEvent['type']]: Pick<Extract<Feed
   if (event.type === 'thumbs_up' || event.type === 'thumbs_down' || event.type === 'rating') return event.payload.score;
   return undefined;
 }
+
+/**
+ * {@link scoreOf} for an event read back from storage, whose type and payload are not narrowed
+ * (exports, reads): the score it carries, or `undefined`.
+ *
+ * @example
+ * storedScoreOf({ type: 'score', payload: { name: 'tone', value: 1, stringValue: 'polite' } }) // { name: 'tone', value: 1, stringValue: 'polite' }
+ */
+export function storedScoreOf(event: { type: string; payload: unknown }): { name: string; value?: number; stringValue?: string } | undefined {
+  const payload = event.payload as Record<string, unknown> | null;
+  if (payload === null || typeof payload !== 'object') return undefined;
+  const raw = (event.type === 'score' ? payload : payload.score) as Record<string, unknown> | undefined;
+  if (raw === undefined || raw === null || typeof raw !== 'object' || typeof raw.name !== 'string') return undefined;
+  return {
+    name: raw.name,
+    ...(typeof raw.value === 'number' ? { value: raw.value } : {}),
+    ...(typeof raw.stringValue === 'string' ? { stringValue: raw.stringValue } : {}),
+  };
+}

@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { createScoreConfig, getScoreConfig, listScoreConfigs, updateScoreConfig, type StoredScoreConfig } from '../../store/score-configs.js';
+import { markScoredResponsesDirty } from '../../store/score-reads.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -86,6 +87,17 @@ export const scoreConfigRoutes: FastifyPluginAsync<AppServices> = async (app, { 
       body: scoreConfigPatchSchema,
       response: { 200: configView },
     },
-    handler: async (request) => viewOf(await updateScoreConfig(db, authOf(request).workspaceId, request.params.id, request.body)),
+    handler: async (request) => {
+      const { workspaceId } = authOf(request);
+      const before = await getScoreConfig(db, workspaceId, request.params.id);
+      const after = await updateScoreConfig(db, workspaceId, request.params.id, request.body);
+      // The composite scores of the responses with such scores change with the weight or the scale.
+      const scale = (c: StoredScoreConfig | undefined) => JSON.stringify([c?.name, c?.weight, c?.dataType, c?.min, c?.max, c?.categories]);
+      if (before && scale(before) !== scale(after)) {
+        await markScoredResponsesDirty(db, workspaceId, after.name);
+        if (before.name !== after.name) await markScoredResponsesDirty(db, workspaceId, before.name);
+      }
+      return viewOf(after);
+    },
   });
 };
