@@ -122,6 +122,7 @@ export {
   MAX_ALERT_RULES,
   MAX_BASELINE_DAYS,
   MAX_WINDOW_HOURS,
+  SCORE_METRIC_PREFIX,
   alertRuleSchema,
   alertRuleSetSchema,
   defaultAlertRules,
@@ -135,6 +136,7 @@ export { HOUR_MS, baselineStart, expectedInWindow, sumWindow, windowStart, type 
 export {
   evaluateAlerts,
   observe,
+  scoreWindowKey,
   type AlertChange,
   type AlertInput,
   type Observation,
