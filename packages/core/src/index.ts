@@ -16,6 +16,7 @@ export {
 } from './compat/rlhf-event.js';
 export { TRACE_METADATA_KEYS, mergeTraceUpdates, traceUpdateSchema, validateTraceUpdate, type TraceUpdate } from './compat/trace-update.js';
 export { compactJson, contentText, inputText, outputText } from './compat/trace-text.js';
+export { langfuseConfigInput, langfuseConfigView, langfuseScoreConfigSchema } from './compat/langfuse-configs.js';
 export {
   LANGFUSE_EVENT_TYPES,
   LANGFUSE_SCORE_TYPES,
@@ -121,6 +122,7 @@ export {
   MAX_ALERT_RULES,
   MAX_BASELINE_DAYS,
   MAX_WINDOW_HOURS,
+  SCORE_METRIC_PREFIX,
   alertRuleSchema,
   alertRuleSetSchema,
   defaultAlertRules,
@@ -134,6 +136,7 @@ export { HOUR_MS, baselineStart, expectedInWindow, sumWindow, windowStart, type 
 export {
   evaluateAlerts,
   observe,
+  scoreWindowKey,
   type AlertChange,
   type AlertInput,
   type Observation,

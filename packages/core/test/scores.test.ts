@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkScoreConfig, mapScore, scoreOf, validateScore, voteSlot, type ScoreConfig, type ScoreEvent } from '../src/index.js';
 
 const config = (over: Partial<ScoreConfig>): ScoreConfig => ({ id: 'sc_1', name: 'x', dataType: 'numeric', mapsTo: 'none', weight: 0, archived: false, ...over });
-const event = (payload: ScoreEvent['payload']): ScoreEvent => ({ responseId: 'r', userId: 'u', type: 'score', payload });
+const event = (payload: ScoreEvent['payload']): ScoreEvent => ({ responseId: 'r', userId: 'u', type: 'score', payload }) as ScoreEvent;
 
 describe('validateScore', () => {
   it('checks a numeric range and completes the config id', () => {

@@ -5,6 +5,7 @@
  * the learning-signals export.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateAlertTick } from '../src/pipeline/alert-evaluation.js';
 import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
@@ -17,6 +18,7 @@ for (const backend of BACKENDS) {
     let helpfulness: string;
     const post = (url: string, payload: unknown) => t.app.inject({ method: 'POST', url, headers: t.auth, payload: payload as object });
     const get = (url: string) => t.app.inject({ method: 'GET', url, headers: t.auth });
+    const del = (url: string) => t.app.inject({ method: 'DELETE', url, headers: t.auth });
     const ids = async (query: string) => (await get(`/v1/responses?${query}`)).json().data.map((r: { id: string }) => r.id).sort();
 
     beforeAll(async () => {
@@ -136,6 +138,34 @@ for (const backend of BACKENDS) {
       const byResponse = (await get('/v1/exports/learning-signals?kind=response&trust=all')).body.trim().split('\n').map((l) => JSON.parse(l));
       const r3 = byResponse.find((r: { context: { response_id: string } }) => r.context.response_id === 'n-r1');
       expect(r3?.context.scores).toEqual(expect.arrayContaining([{ name: 'thumbs', value: 1, stringValue: 'true' }]));
+    });
+
+    it('fires and resolves an alert rule on a score\'s mean (metric score:<name>)', async () => {
+      const rule = { id: 'help-low', kind: 'score_mean', metric: 'score:helpfulness', severity: 'warning', threshold: 0.5, minSample: 3, windowHours: 24 };
+      const put = await t.app.inject({ method: 'PUT', url: '/v1/alert-rules', headers: t.auth, payload: { rules: [rule] } });
+      expect(put.statusCode).toBe(200);
+      expect(put.json().rules[0]).toMatchObject({ kind: 'score_mean', metric: 'score:helpfulness', direction: 'below', hysteresis: 0 });
+      const alerts = async () => (await get('/v1/alerts?state=all')).json().alerts as Array<Record<string, unknown>>;
+      // Current helpfulness: 0.7, 0.95, 0.2: mean 0.6167, not below 0.5.
+      await evaluateAlertTick(t.db, { intervalMs: 1 });
+      expect(await alerts()).toEqual([]);
+      expect((await post('/v1/feedback', { id: 'n-h4', responseId: 'n-r3', userId: 'u4', type: 'score', payload: { name: 'helpfulness', value: 0 } })).statusCode).toBe(202);
+      await evaluateAlertTick(t.db, { intervalMs: 1 });
+      // 0.7, 0.95, 0.2, 0: mean 0.4625.
+      expect(await alerts()).toEqual([expect.objectContaining({ ruleId: 'help-low', kind: 'score_mean', state: 'firing', metric: 'score:helpfulness', value: 0.4625, sample: 4 })]);
+      expect((await del('/v1/feedback/n-h4')).statusCode).toBe(200);
+      await evaluateAlertTick(t.db, { intervalMs: 1 });
+      expect(await alerts()).toEqual([expect.objectContaining({ ruleId: 'help-low', state: 'resolved' })]);
+      for (const [bad, field] of [
+        [{ ...rule, metric: undefined }, 'metric'],
+        [{ ...rule, metric: 'helpfulness' }, 'metric'],
+        [{ ...rule, kind: 'satisfaction', threshold: 70 }, 'metric'],
+        [{ id: 'x', kind: 'satisfaction', severity: 'warning', threshold: 70, direction: 'above' }, 'direction'],
+      ] as const) {
+        const res = await t.app.inject({ method: 'PUT', url: '/v1/alert-rules', headers: t.auth, payload: { rules: [bad] } });
+        expect(res.statusCode, JSON.stringify(bad)).toBe(400);
+        expect(res.json().error.field, JSON.stringify(bad)).toBe(`rules[0].${field}`);
+      }
     });
 
     function score2(id: string) {

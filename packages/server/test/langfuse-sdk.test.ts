@@ -159,6 +159,78 @@ for (const backend of BACKENDS) {
       expect(summary.json()).toMatchObject({ session_id: 'sess-9', total: 1 });
     });
 
+    it('maps NUMERIC, CATEGORICAL and BOOLEAN to scores, through the config of the name (thumbs)', async () => {
+      const { lf, complaints } = client();
+      const trace = lf.trace({ id: 'lf-trace-3', input: 'Q3', output: 'A3' });
+      trace.score({ id: 'score-num', name: 'helpfulness', value: 0.75 });
+      trace.score({ id: 'score-cat', name: 'tone', value: 'friendly', dataType: 'CATEGORICAL' });
+      trace.score({ id: 'score-bool', name: 'thumbs', value: 0, dataType: 'BOOLEAN', source: 'EVAL' } as never);
+      await lf.flushAsync();
+      expect(complaints).toEqual([]);
+      const stored = await events('lf-trace-3');
+      const byScore = new Map(stored.map((e) => [e.metadata.scoreId, e]));
+      expect(byScore.get('score-num')).toMatchObject({ type: 'score', payload: { name: 'helpfulness', value: 0.75 } });
+      expect(byScore.get('score-cat')).toMatchObject({ type: 'score', payload: { name: 'tone', stringValue: 'friendly' } });
+      // The seeded `thumbs` config maps 0 to a thumbs down; the source is kept.
+      expect(byScore.get('score-bool')).toMatchObject({ type: 'thumbs_down', metadata: { source: 'EVAL', dataType: 'BOOLEAN' } });
+    });
+
+    it('replaces a re-sent score id as a vote change (the earlier value retracted), reads and deletes it with the v4 client', async () => {
+      const v4 = new LangfuseClient({ publicKey: t.publicKey, secretKey: t.secretKey, baseUrl });
+      const { lf } = client();
+      lf.trace({ id: 'lf-trace-4', input: 'Q4', output: 'A4' });
+      await lf.flushAsync();
+      v4.score.create({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.2, comment: 'first look' });
+      await v4.score.flush();
+      v4.score.create({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look' });
+      await v4.score.flush();
+      // Sent again unchanged: nothing new.
+      v4.score.create({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look' });
+      await v4.score.flush();
+      const rows = await t.db.query<{ payload: { value: number }; retracted: boolean }>(
+        'SELECT payload, retracted_at IS NOT NULL AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY seq',
+        [t.workspaceId, 'lf-trace-4'],
+      );
+      expect(rows.map((r) => [r.payload.value, r.retracted])).toEqual([
+        [0.2, true],
+        [0.9, false],
+      ]);
+      const read = await v4.api.scoreV2.getById('score-v4');
+      expect(read).toMatchObject({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look', dataType: 'NUMERIC', source: 'API' });
+
+      // POST /api/public/scores (the flat body) answers { id }.
+      const created = await v4.api.score.create({ id: 'score-flat', traceId: 'lf-trace-4', name: 'tone', value: 'dry', dataType: 'CATEGORICAL' });
+      expect(created).toEqual({ id: 'score-flat' });
+
+      await v4.api.score.delete('score-v4');
+      const after = await t.db.query<{ retracted: boolean }>(
+        "SELECT retracted_at IS NOT NULL AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 AND payload->>'name' = 'accuracy' ORDER BY seq",
+        [t.workspaceId, 'lf-trace-4'],
+      );
+      expect(after.map((r) => r.retracted)).toEqual([true, true]);
+      await expect(v4.api.scoreV2.getById('score-v4')).rejects.toMatchObject({ statusCode: 404 });
+      await expect(v4.api.score.delete('score-v4')).rejects.toMatchObject({ statusCode: 404 });
+    });
+
+    it("creates and lists score configs over feedloop's, and validates scores against them", async () => {
+      const v4 = new LangfuseClient({ publicKey: t.publicKey, secretKey: t.secretKey, baseUrl });
+      const config = await v4.api.scoreConfigs.create({ name: 'groundedness', dataType: 'NUMERIC', minValue: 0, maxValue: 1, description: 'supported by sources' });
+      expect(config).toMatchObject({ name: 'groundedness', dataType: 'NUMERIC', minValue: 0, maxValue: 1, isArchived: false });
+      const list = await v4.api.scoreConfigs.get();
+      expect(list.data.map((c) => c.name)).toEqual(expect.arrayContaining(['groundedness', 'thumbs', 'rating', 'user_score']));
+      const mine = await t.app.inject({ method: 'GET', url: `/v1/score-configs/${config.id}`, headers: t.auth });
+      expect(mine.json()).toMatchObject({ name: 'groundedness', dataType: 'numeric', min: 0, max: 1 });
+      await expect(v4.api.scoreConfigs.create({ name: 'groundedness', dataType: 'NUMERIC' })).rejects.toMatchObject({ statusCode: 409 });
+      // A score outside its config's range is refused inside the 207, naming the value.
+      const { lf } = client();
+      const complaints = heard(lf);
+      lf.trace({ id: 'lf-trace-5', input: 'Q5', output: 'A5' });
+      lf.score({ traceId: 'lf-trace-5', name: 'groundedness', value: 3 });
+      await lf.flushAsync();
+      expect(complaints.join('\n')).toMatch(/"status":400.*FEEDLOOP_ERR_SCORE_INVALID/);
+      expect(await events('lf-trace-5')).toEqual([]);
+    });
+
     it('answers refused events inside the 207: a dataset run 422, an unknown trace 404 when the workspace rejects them', async () => {
       const { lf, complaints } = client();
       lf.score({ name: 'accuracy', value: 'x', dataType: 'TEXT', traceId: 'lf-trace-1', datasetRunId: 'run-1' } as never);

@@ -134,3 +134,19 @@ export async function markScoredResponsesDirty(db: SqlExecutor, workspaceId: str
   );
   return rows.length;
 }
+
+/**
+ * The numeric scores of `name` that occurred since `since` (a score_mean alert rule's window):
+ * how many, and their sum.
+ *
+ * @example
+ * await scoreWindow(db, 'ws_1', 'helpfulness', windowStart(now, 24)) // { count: 40, sum: 29.5 }
+ */
+export async function scoreWindow(db: SqlExecutor, workspaceId: string, name: string, since: Date): Promise<{ count: number; sum: number }> {
+  const [row] = await db.query<{ n: number; sum: number | null }>(
+    `SELECT count(${SCORE_VALUE('e')})::int AS n, sum(${SCORE_VALUE('e')}) AS sum FROM feedback_events e
+      WHERE e.workspace_id = $1 AND ${SCORE_NAME('e')} = $2 AND e.occurred_at >= $3 AND ${CURRENT_EVENT('e')}`,
+    [workspaceId, name, since.toISOString()],
+  );
+  return { count: row?.n ?? 0, sum: row?.sum ?? 0 };
+}
