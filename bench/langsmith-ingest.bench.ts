@@ -6,8 +6,9 @@
  *   and outputs) and a child llm run (the model), as the SDKs batch them: traces per second.
  * - feedback: `POST /langsmith/feedback`, one feedback a request, as `Client.createFeedback`
  *   sends it, on the traces just stored (half of them on the child run): feedback per second.
- * - baseline: `POST /v1/feedback/batch` with 1,000 thumbs a request on registered responses:
- *   events per second.
+ * - baselines: `POST /v1/feedback/batch` with 1,000 thumbs a request on registered responses
+ *   (events per second), and `POST /v1/feedback` with one `user_score` score a request, the
+ *   like-for-like route of LangSmith's one-feedback-a-request.
  *
  * The requests are built here (the SDKs' bodies, as bench/ builds every load) so the three paths
  * share one HTTP client; the SDK itself is exercised by packages/server/test/langsmith-compat.test.ts.
@@ -135,6 +136,14 @@ export async function runLangSmithIngestBench(): Promise<BenchResult[]> {
     });
 
     const responses: ResponseRef[] = await registerResponses(url, key, token(), BASELINE_RESPONSES);
+    let h = 0;
+    const single = await drive(clients, durationMs, async (agent) => {
+      const i = h++;
+      const body = JSON.stringify({ id: `sg-${i}-${token(4)}`, responseId: (responses[i % responses.length] as ResponseRef).id, type: 'score', payload: { name: 'user_score', value: i % 3 === 0 ? 0 : 1 } });
+      const res = await post(agent, url, '/v1/feedback', key, body);
+      return res.status === 202 ? { items: 1 } : { items: 0, problem: `feedback HTTP ${res.status}: ${res.text.slice(0, 300)}` };
+    });
+
     let g = 0;
     const baseline = await drive(clients, durationMs, async (agent) => {
       const events = Array.from({ length: EVENTS_PER_REQUEST }, () => {
@@ -148,6 +157,7 @@ export async function runLangSmithIngestBench(): Promise<BenchResult[]> {
     for (const [name, r] of [
       ['langsmith runs/batch', traces],
       ['langsmith feedback', feedback],
+      ['v1 feedback (one score a request)', single],
       ['v1 feedback/batch', baseline],
     ] as const) {
       console.log(`${name}: ${int(r.items)} in ${dec(r.elapsedMs / 1000, 1)} s = ${int(perSecond(r))}/s${r.failed ? `; ${r.failed} failed requests, first: ${r.firstProblem}` : ''}`);
@@ -156,6 +166,14 @@ export async function runLangSmithIngestBench(): Promise<BenchResult[]> {
     return [
       { name: `LangSmith POST /langsmith/runs/batch (${TRACES_PER_REQUEST} traces of 2 runs a request, ${clients} clients)`, value: perSecond(traces), unit: 'traces/s', baseline: base, ratio: perSecond(traces) / base, baselineLabel: 'events/s /v1/feedback/batch' },
       { name: `LangSmith POST /langsmith/feedback (one a request, ${clients} clients)`, value: perSecond(feedback), unit: 'feedback/s', baseline: base, ratio: perSecond(feedback) / base, baselineLabel: 'events/s /v1/feedback/batch' },
+      {
+        name: `LangSmith POST /langsmith/feedback vs POST /v1/feedback, one score a request (${clients} clients)`,
+        value: perSecond(feedback),
+        unit: 'feedback/s',
+        baseline: perSecond(single),
+        ratio: perSecond(feedback) / Math.max(1e-9, perSecond(single)),
+        baselineLabel: 'events/s /v1/feedback',
+      },
     ];
   } finally {
     await server?.stop();

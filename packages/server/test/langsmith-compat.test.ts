@@ -189,6 +189,11 @@ for (const backend of BACKENDS) {
       await client.awaitPendingTraceBatches();
       expect(await response(runId)).toMatchObject({ query: 'Late run?', answer: 'Arrived.' });
       expect((await events(runId)).map((e) => e.type)).toEqual(['thumbs_up']);
+      // A workspace that refuses feedback on unknown traces gets a 404, nothing stored.
+      const strict = await t.otherWorkspace();
+      await t.app.inject({ method: 'PATCH', url: '/v1/workspace/settings', headers: { authorization: `Bearer ${strict.secretKey}` }, payload: { compat: { unknownTraces: 'reject' } } });
+      const strictClient = new Client({ apiUrl: `${base}/langsmith`, apiKey: strict.secretKey });
+      await expect(strictClient.createFeedback(crypto.randomUUID(), 'user_score', { score: 1 })).rejects.toThrow(/404.*run_id/);
     });
 
     it("erases a user's LangSmith runs and feedback with their responses", async () => {

@@ -21,8 +21,8 @@ import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../store/auth-context.js';
-import { responseExists } from '../store/feedback-token-secrets.js';
 import {
+  feedbackContext,
   insertLangSmithFeedback,
   markLangSmithFeedbackDeleted,
   readLangSmithFeedback,
@@ -96,7 +96,8 @@ async function submitAll(deps: LangSmithFeedbackDeps, auth: AuthContext, events:
 
 /**
  * Creates a feedback; a retry of a stored id answers the stored one (nothing written twice).
- * A run not seen yet makes its trace's response known, bare until the run arrives.
+ * A run not seen yet makes its trace's response known, bare until the run arrives (or, with the
+ * workspace's `compat.unknownTraces: "reject"`, is refused: `404`).
  *
  * @throws FeedloopError a 400 naming the field (the score against `feedback_config`, an event
  *   feedloop refuses), `FEEDLOOP_ERR_FEEDBACK_WINDOW_CLOSED`, …
@@ -112,14 +113,20 @@ export async function createLangSmithFeedback(
     throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'run_id: feedback must name a run (feedback on a project or session alone is not supported)', { field: 'run_id' });
   }
   const feedbackId = input.id ?? uuidv7();
-  const earlier = await readLangSmithFeedback(deps.db, auth.workspaceId, feedbackId);
-  if (earlier) return earlier;
   const state = langSmithFeedbackState(input);
   const problem = checkLangSmithFeedbackConfig(state, options.config ?? input.feedback_config ?? input.feedbackConfig);
   if (problem) throw FeedloopError.from(problem);
-  const responseId = await responseOfRun(deps.db, auth.workspaceId, runId, input.trace_id);
+  const context = await feedbackContext(deps.db, auth.workspaceId, feedbackId, runId, input.trace_id);
+  if (context.stored) {
+    const earlier = await readLangSmithFeedback(deps.db, auth.workspaceId, feedbackId);
+    if (earlier) return earlier;
+  }
+  const { responseId } = context;
   const events = eventsOf(state, { responseId, runId, feedbackId, eventId: feedbackId });
-  if (!(await responseExists(deps.db, auth.workspaceId, responseId))) {
+  if (!context.responseExists) {
+    if (auth.settings.compat.unknownTraces === 'reject') {
+      throw new FeedloopError('FEEDLOOP_ERR_RESPONSE_NOT_FOUND', `run_id: no run ${JSON.stringify(runId)} in this workspace (compat.unknownTraces is "reject")`, { field: 'run_id' });
+    }
     const [made] = await deps.ingest.upsertTraces(auth, [{ id: responseId }]);
     if (made?.status === 'rejected') throw FeedloopError.from(made.error);
   }

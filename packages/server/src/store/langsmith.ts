@@ -50,6 +50,38 @@ export async function modelsOfResponses(db: SqlExecutor, workspaceId: string, id
   return new Map(rows.map((r) => [r.id, r.model]));
 }
 
+/** What creating a feedback needs to know first, read in one statement. */
+export interface FeedbackContext {
+  /** A feedback of this id is stored already (a retry). */
+  stored: boolean;
+  /** The response the run's feedback goes to: a child run's trace, else `fallbackTraceId`, else the run. */
+  responseId: string;
+  /** Whether that response exists. */
+  responseExists: boolean;
+}
+
+/**
+ * Reads, in one round trip, whether a feedback id is taken, the trace of its run (a recorded
+ * child run's, else `fallbackTraceId`, else the run itself) and whether that response exists.
+ *
+ * @example
+ * await feedbackContext(db, ws, feedbackId, 'llm-1') // { stored: false, responseId: 'chain-1', responseExists: true }
+ */
+export async function feedbackContext(db: SqlExecutor, workspaceId: string, feedbackId: string, runId: string, fallbackTraceId?: string | null): Promise<FeedbackContext> {
+  const [row] = await db.query<{ stored: boolean; response_id: string; response_exists: boolean }>(
+    `WITH target AS (
+       SELECT COALESCE((SELECT trace_id FROM langsmith_runs WHERE workspace_id = $1 AND run_id = $3), $4, $3) AS id
+     )
+     SELECT EXISTS (SELECT 1 FROM langsmith_feedback WHERE workspace_id = $1 AND feedback_id = $2) AS stored,
+            target.id AS response_id,
+            EXISTS (SELECT 1 FROM responses WHERE workspace_id = $1 AND id = target.id) AS response_exists
+       FROM target`,
+    [workspaceId, feedbackId, runId, fallbackTraceId ?? null],
+  );
+  if (!row) throw new Error('the feedback context query returned no row');
+  return { stored: row.stored, responseId: row.response_id, responseExists: row.response_exists };
+}
+
 /** A stored LangSmith feedback. */
 export interface StoredLangSmithFeedback {
   feedbackId: string;
