@@ -289,6 +289,8 @@ for (const backend of BACKENDS) {
         body: JSON.stringify({ run_id: crypto.randomUUID(), key: 'stars', score: 9, feedback_config: { type: 'categorical', categories: [{ value: 1 }, { value: 2 }] } }),
       });
       expect([outOfConfig.status, ((await outOfConfig.json()) as { error: { field: string } }).error.field]).toEqual([400, 'score']);
+      const badRun = await fetch(`${base}/langsmith/runs`, { method: 'POST', headers: { 'x-api-key': t.secretKey, 'content-type': 'application/json' }, body: '{"id":"not an id","inputs":{}}' });
+      expect([badRun.status, ((await badRun.json()) as { error: { field: string } }).error.field]).toEqual([400, 'id']);
       const badJson = await fetch(`${base}/langsmith/runs`, { method: 'POST', headers: { 'x-api-key': t.secretKey, 'content-type': 'application/json' }, body: '{' });
       expect(badJson.status).toBe(400);
       expect(await badJson.json()).toMatchObject({ detail: expect.any(String) });

@@ -37,6 +37,13 @@ function answerRuns(reply: FastifyReply, refused: RefusedRun[], taken: number): 
   });
 }
 
+/** A single run's refusal, its field named within the run (`inputs`, not `post[0].inputs`). */
+function singleRunError(r: RefusedRun): FeedloopError {
+  const strip = (text: string): string => text.replace(/^(post|patch)\[0\]\.?/, '');
+  const field = r.error.field === undefined ? undefined : strip(r.error.field) || 'body';
+  return FeedloopError.from({ ...r.error, message: strip(r.error.message), ...(field === undefined ? {} : { field }) });
+}
+
 const runRoutes: FastifyPluginAsync<AppServices> = async (app, services) => {
   const { db, ingest, config } = services;
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -70,7 +77,7 @@ const runRoutes: FastifyPluginAsync<AppServices> = async (app, services) => {
     schema: { summary: 'Create (or update) one run: a root run is a response', tags: TAGS, body: run },
     handler: async (request, reply) => {
       const refused = await ingestLangSmithRuns(db, ingest, authOf(request), [request.body], []);
-      if (refused[0]) throw FeedloopError.from({ ...refused[0].error, message: refused[0].error.message.replace(/^post\[0\]\.?/, '') });
+      if (refused[0]) throw singleRunError(refused[0]);
       return reply.status(202).send({});
     },
   });
@@ -79,7 +86,7 @@ const runRoutes: FastifyPluginAsync<AppServices> = async (app, services) => {
     schema: { summary: "Update one run (its outputs, end time, …): a root run's update updates its response", tags: TAGS, params: z.object({ id: idSchema }), body: run },
     handler: async (request, reply) => {
       const refused = await ingestLangSmithRuns(db, ingest, authOf(request), [], [{ ...request.body, id: request.params.id }]);
-      if (refused[0]) throw FeedloopError.from({ ...refused[0].error, message: refused[0].error.message.replace(/^patch\[0\]\.?/, '') });
+      if (refused[0]) throw singleRunError(refused[0]);
       return reply.status(202).send({});
     },
   });
