@@ -250,6 +250,12 @@ for (const backend of BACKENDS) {
         ['user_score', 'via a link', 'app'],
       ]);
       expect((await events(ids.root)).map((e) => e.type).sort()).toEqual(['thumbs_down', 'thumbs_up', 'thumbs_up']);
+      const bySource = async (type: 'app' | 'api') => {
+        const found = [];
+        for await (const f of client.listFeedback({ runIds: [ids.llm], feedbackSourceTypes: [type] })) found.push(f);
+        return found.length;
+      };
+      expect([await bySource('app'), await bySource('api')]).toEqual([3, 0]);
       // Tampered: refused, with CORS so the page can read why.
       const bad = await fetch(`${base}${path.slice(0, -3)}xyz`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"score":1}' });
       expect(bad.status).toBe(401);
