@@ -195,6 +195,8 @@ for (const backend of BACKENDS) {
         [0.2, true],
         [0.9, false],
       ]);
+      const v1 = await t.app.inject({ method: 'GET', url: '/api/public/scores/score-v4', headers: { authorization: `Basic ${Buffer.from(`${t.publicKey}:${t.secretKey}`).toString('base64')}` } });
+      expect(v1.json()).toMatchObject({ id: 'score-v4', value: 0.9 });
       const read = await v4.api.scoreV2.getById('score-v4');
       expect(read).toMatchObject({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look', dataType: 'NUMERIC', source: 'API' });
 
