@@ -95,10 +95,10 @@ export async function ingestLangfuseBatch(db: SqlExecutor, ingest: IngestService
   const outcomes = pieces.length === 0 ? [] : await ingest.upsertTraces(auth, pieces.map((p) => p.piece));
   outcomes.forEach((o, i) => {
     const envelope = pieces[i]?.envelope ?? 'unknown';
+    if (o.status !== 'rejected') return void result.successes.push({ id: envelope, status: 201 });
     // An observation's piece is its trace's: its `id` is the observation's `traceId`.
     const message = pieces[i]?.ofTrace === false ? o.error.message.replace(/^id:/, 'traceId:') : o.error.message;
-    if (o.status === 'rejected') result.errors.push(errorOf(envelope, statusOf(o.error.code), { ...o.error, message: `body.${message}` }));
-    else result.successes.push({ id: envelope, status: 201 });
+    result.errors.push(errorOf(envelope, statusOf(o.error.code), { ...o.error, message: `body.${message}` }));
   });
 
   const written = scores.length === 0 ? [] : await writeLangfuseScores(db, ingest, auth, scores.map((s) => s.body));
