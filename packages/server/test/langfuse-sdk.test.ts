@@ -195,6 +195,8 @@ for (const backend of BACKENDS) {
         [0.2, true],
         [0.9, false],
       ]);
+      const v1 = await t.app.inject({ method: 'GET', url: '/api/public/scores/score-v4', headers: { authorization: `Basic ${Buffer.from(`${t.publicKey}:${t.secretKey}`).toString('base64')}` } });
+      expect(v1.json()).toMatchObject({ id: 'score-v4', value: 0.9 });
       const read = await v4.api.scoreV2.getById('score-v4');
       expect(read).toMatchObject({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look', dataType: 'NUMERIC', source: 'API' });
 
@@ -210,6 +212,15 @@ for (const backend of BACKENDS) {
       expect(after.map((r) => r.retracted)).toEqual([true, true]);
       await expect(v4.api.scoreV2.getById('score-v4')).rejects.toMatchObject({ statusCode: 404 });
       await expect(v4.api.score.delete('score-v4')).rejects.toMatchObject({ statusCode: 404 });
+      // Sent again after its deletion, the first value counts anew.
+      v4.score.create({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.2, comment: 'first look' });
+      await v4.score.flush();
+      expect(await v4.api.scoreV2.getById('score-v4')).toMatchObject({ value: 0.2 });
+      const live = await t.db.query("SELECT 1 FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 AND payload->>'name' = 'accuracy' AND retracted_at IS NULL", [
+        t.workspaceId,
+        'lf-trace-4',
+      ]);
+      expect(live).toHaveLength(1);
     });
 
     it("creates and lists score configs over feedloop's, and validates scores against them", async () => {

@@ -79,7 +79,7 @@ export async function ingestLangfuseBatch(db: SqlExecutor, ingest: IngestService
   for (const e of events) {
     if (e.type !== 'trace-create' && typeof e.body.id === 'string' && typeof e.body.traceId === 'string') observationTraces.set(e.body.id, e.body.traceId);
   }
-  const pieces: Array<{ envelope: string; piece: TraceUpdate }> = [];
+  const pieces: Array<{ envelope: string; piece: TraceUpdate; ofTrace: boolean }> = [];
   const scores: LangfuseEnvelope[] = [];
   for (const e of events) {
     if (e.type === 'score-create') {
@@ -87,7 +87,7 @@ export async function ingestLangfuseBatch(db: SqlExecutor, ingest: IngestService
       continue;
     }
     const piece = langfuseTracePiece(e.type, e.body, observationTraces);
-    if (piece !== undefined) pieces.push({ envelope: e.id, piece });
+    if (piece !== undefined) pieces.push({ envelope: e.id, piece, ofTrace: e.type === 'trace-create' });
     else if (e.type === 'trace-create') result.errors.push(errorOf(e.id, 400, { code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', message: 'body.id: a trace needs its id', field: 'body.id' }));
     // An observation whose trace is unknown here changes nothing: there is no response to fill.
     else result.successes.push({ id: e.id, status: 201 });
@@ -95,8 +95,10 @@ export async function ingestLangfuseBatch(db: SqlExecutor, ingest: IngestService
   const outcomes = pieces.length === 0 ? [] : await ingest.upsertTraces(auth, pieces.map((p) => p.piece));
   outcomes.forEach((o, i) => {
     const envelope = pieces[i]?.envelope ?? 'unknown';
-    if (o.status === 'rejected') result.errors.push(errorOf(envelope, statusOf(o.error.code), { ...o.error, message: `body.${o.error.message}` }));
-    else result.successes.push({ id: envelope, status: 201 });
+    if (o.status !== 'rejected') return void result.successes.push({ id: envelope, status: 201 });
+    // An observation's piece is its trace's: its `id` is the observation's `traceId`.
+    const message = pieces[i]?.ofTrace === false ? o.error.message.replace(/^id:/, 'traceId:') : o.error.message;
+    result.errors.push(errorOf(envelope, statusOf(o.error.code), { ...o.error, message: `body.${message}` }));
   });
 
   const written = scores.length === 0 ? [] : await writeLangfuseScores(db, ingest, auth, scores.map((s) => s.body));

@@ -111,7 +111,9 @@ export async function writeLangfuseScores(db: SqlExecutor, ingest: IngestService
       results[p.index] = refused({ code: 'FEEDLOOP_ERR_AUTH_FORBIDDEN', message: `id: score ${JSON.stringify(p.scoreId)} exists; a public key may not change it`, field: 'id' });
       continue;
     }
-    const eventId = `lf-${digest(`${p.scoreId}\u0000${version}\u0000${before?.eventId ?? ''}`).slice(0, 40)}`;
+    // Chained to the event it follows, a deleted one too: a score sent again after its DELETE is new.
+    const follows = before?.eventId ?? prior.get(p.scoreId)?.eventId ?? '';
+    const eventId = `lf-${digest(`${p.scoreId}\u0000${version}\u0000${follows}`).slice(0, 40)}`;
     const metadata = { ...(p.event.metadata as Record<string, unknown>), compatVersion: version };
     const checked = validateFeedbackEvent({ ...p.event, id: eventId, metadata });
     if (!checked.ok) {
