@@ -14,6 +14,26 @@ export {
   rlhfEventSchema,
   type RlhfFeedbackType,
 } from './compat/rlhf-event.js';
+export { TRACE_METADATA_KEYS, mergeTraceUpdates, traceUpdateSchema, validateTraceUpdate, type TraceUpdate } from './compat/trace-update.js';
+export { compactJson, contentText, inputText, outputText } from './compat/trace-text.js';
+export { langfuseConfigInput, langfuseConfigView, langfuseScoreConfigSchema } from './compat/langfuse-configs.js';
+export {
+  LANGFUSE_EVENT_TYPES,
+  LANGFUSE_SCORE_TYPES,
+  SESSION_RESPONSE_PREFIX,
+  langfuseBatchSchema,
+  langfuseEnvelopeSchema,
+  langfuseEventOrder,
+  langfuseScoreSchema,
+  langfuseScoreView,
+  langfuseTracePiece,
+  mapLangfuseScore,
+  type LangfuseEnvelope,
+  type LangfuseEventType,
+  type LangfuseScore,
+  type MappedScore,
+  type ScoreEventView,
+} from './compat/langfuse-events.js';
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
 export { DAY_MS } from './time.js';
@@ -102,6 +122,7 @@ export {
   MAX_ALERT_RULES,
   MAX_BASELINE_DAYS,
   MAX_WINDOW_HOURS,
+  SCORE_METRIC_PREFIX,
   alertRuleSchema,
   alertRuleSetSchema,
   defaultAlertRules,
@@ -115,6 +136,7 @@ export { HOUR_MS, baselineStart, expectedInWindow, sumWindow, windowStart, type 
 export {
   evaluateAlerts,
   observe,
+  scoreWindowKey,
   type AlertChange,
   type AlertInput,
   type Observation,
@@ -295,3 +317,39 @@ export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './roun
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
 export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';
 export { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES, outboundMessageId, type AlertMessageData, type OutboundEventType, type OutboundMessage, type StreamSink } from './outbound-message.js';
+export { langSmithInputText, langSmithOutputText } from './compat/langsmith-text.js';
+export { langSmithRunSchema, langSmithTime, mapLangSmithRun, type LangSmithRun, type LangSmithRunMapping, type LangSmithTraceFields } from './compat/langsmith-run.js';
+export {
+  checkLangSmithFeedbackConfig,
+  isLangSmithJudge,
+  langSmithCorrectionText,
+  langSmithFeedbackConfigSchema,
+  langSmithFeedbackEvents,
+  langSmithFeedbackSchema,
+  langSmithFeedbackState,
+  langSmithFeedbackUpdateSchema,
+  updatedLangSmithFeedback,
+  type LangSmithFeedbackConfig,
+  type LangSmithFeedbackInput,
+  type LangSmithFeedbackState,
+  type LangSmithFeedbackTarget,
+  type LangSmithFeedbackUpdate,
+} from './compat/langsmith-feedback.js';
+export { assembleLangSmithMultipart, type LangSmithMultipart, type MultipartPart } from './compat/langsmith-multipart.js';
+export {
+  DEFAULT_SCORE_CONFIGS,
+  SCORE_DATA_TYPES,
+  SCORE_MAPPINGS,
+  checkScoreConfig,
+  scoreConfigInputSchema,
+  scoreConfigPatchSchema,
+  scoreNameSchema,
+  type ScoreConfig,
+  type ScoreConfigInput,
+  type ScoreConfigPatch,
+  type ScoreConfigProblem,
+  type ScoreDataType,
+  type ScoreMapping,
+} from './scores/score-config.js';
+export { mapScore, scoreOf, storedScoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
+export { meanInterval, scoreReward, summarizeScores, type RewardConfig, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';

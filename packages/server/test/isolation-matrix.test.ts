@@ -77,11 +77,18 @@ const PUBLIC_KEY_ROUTES = new Set([
 ]);
 
 /**
- * Routes authenticated by a signed feedback token in the path instead of a key (issue 13): any
+ * Routes authenticated by a signed feedback token in the path instead of a key (issue 13, and
+ * LangSmith's presigned tokens of issue 26): any
  * key is ignored, and a token that is not one of the workspace's is 401 TOKEN_INVALID, whoever
  * calls (feedback-tokens.test.ts covers scope and another workspace's tokens).
  */
-const TOKEN_ROUTES = new Set(['POST /v1/feedback/token/{token}', 'GET /v1/feedback/token/{token}']);
+const TOKEN_ROUTES = new Set([
+  'POST /v1/feedback/token/{token}',
+  'GET /v1/feedback/token/{token}',
+  // LangSmith's presigned feedback tokens (issue 26 §3; langsmith-compat.test.ts covers them).
+  'POST /langsmith/feedback/tokens/{token}',
+  'GET /langsmith/feedback/tokens/{token}',
+]);
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`isolation matrix on ${backend.name}`, () => {

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 
 /** What a rule watches. */
-export const ALERT_RULE_KINDS = ['satisfaction', 'category_spike', 'correction_rate', 'escalation_rate'] as const;
+export const ALERT_RULE_KINDS = ['satisfaction', 'category_spike', 'correction_rate', 'escalation_rate', 'score_mean'] as const;
 /** One of {@link ALERT_RULE_KINDS}. */
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 /** Phase 4.1 severities. */
@@ -42,6 +42,10 @@ export const DEFAULT_MIN_COUNT = 10;
 export const DEFAULT_SPIKE_MAX_P_VALUE = 0.001;
 /** Default hysteresis of a rate rule, in percentage points. */
 export const DEFAULT_RATE_HYSTERESIS = 5;
+/** Default hysteresis of a score mean, in the score's own units: none (it resolves once back past the threshold). */
+export const DEFAULT_SCORE_HYSTERESIS = 0;
+/** The metric prefix of a score_mean rule: `score:<name>` (issue 26 §1). */
+export const SCORE_METRIC_PREFIX = 'score:';
 /** Default hysteresis of a category spike, as a factor: 2× fires, 1.5× resolves. */
 export const DEFAULT_SPIKE_HYSTERESIS = 0.5;
 /** The longest `forSeconds`: a week. */
@@ -63,7 +67,7 @@ const ruleInput = z.strictObject({
   severity: z.enum(ALERT_SEVERITIES),
   threshold: z
     .number()
-    .describe('satisfaction: fires below it (%); correction_rate, escalation_rate: fires above it (%); category_spike: fires above this factor × baseline'),
+    .describe('satisfaction: fires below it (%); correction_rate, escalation_rate: fires above it (%); category_spike: fires above this factor × baseline; score_mean: the score mean, in its own units, it fires below (or above)'),
   windowHours: z.number().int().min(1).max(MAX_WINDOW_HOURS).default(DEFAULT_WINDOW_HOURS).describe('The rolling window, in hourly buckets (the current hour included)'),
   minSample: z
     .number()
@@ -86,6 +90,14 @@ const ruleInput = z.strictObject({
     .max(1)
     .optional()
     .describe(`category_spike only: the binomial test's p-value must be below this for a spike (default ${DEFAULT_SPIKE_MAX_P_VALUE}; 1 turns the test off)`),
+  metric: z
+    .string()
+    .min(SCORE_METRIC_PREFIX.length + 1)
+    .max(SCORE_METRIC_PREFIX.length + 200)
+    .startsWith(SCORE_METRIC_PREFIX, 'must be score:<name>')
+    .optional()
+    .describe('score_mean only (and required there): `score:<name>`, the named score whose mean the rule watches'),
+  direction: z.enum(['below', 'above']).optional().describe('score_mean only: fire when the mean is below (default) or above the threshold'),
   enabled: z.boolean().default(true),
 });
 
@@ -108,12 +120,20 @@ export interface AlertRule {
   minCount?: number;
   /** category_spike only: the significance level of the binomial test. */
   maxPValue?: number;
+  /** score_mean only: `score:<name>`. */
+  metric?: string;
+  /** score_mean only: which side of the threshold fires. */
+  direction?: 'below' | 'above';
   enabled: boolean;
 }
 
 /** The problem with one rule, or `undefined`: ranges that depend on the kind. */
 function kindProblem(rule: z.output<typeof ruleInput>): { path: string; message: string } | undefined {
   const spike = rule.kind === 'category_spike';
+  const score = rule.kind === 'score_mean';
+  if (score !== (rule.metric !== undefined)) return { path: 'metric', message: score ? 'a score_mean rule names its score: score:<name>' : 'only a score_mean rule has a metric' };
+  if (!score && rule.direction !== undefined) return { path: 'direction', message: 'only a score_mean rule has a direction' };
+  if (score) return (rule.hysteresis ?? DEFAULT_SCORE_HYSTERESIS) >= 0 && Number.isFinite(rule.threshold) ? undefined : { path: 'threshold', message: 'must be a finite number' };
   if (!spike && rule.baselineDays !== undefined) return { path: 'baselineDays', message: 'only a category_spike rule has a baseline' };
   if (!spike && rule.minCount !== undefined) return { path: 'minCount', message: 'only a category_spike rule has a minCount' };
   if (!spike && rule.maxPValue !== undefined) return { path: 'maxPValue', message: 'only a category_spike rule has a maxPValue' };
@@ -138,7 +158,8 @@ export const alertRuleSchema = ruleInput
   })
   .transform((rule): AlertRule => {
     const spike = rule.kind === 'category_spike';
-    const { baselineDays, minCount, maxPValue, hysteresis, ...rest } = rule;
+    const { baselineDays, minCount, maxPValue, hysteresis, metric, direction, ...rest } = rule;
+    if (rule.kind === 'score_mean') return { ...rest, hysteresis: hysteresis ?? DEFAULT_SCORE_HYSTERESIS, metric, direction: direction ?? 'below' };
     return {
       ...rest,
       hysteresis: hysteresis ?? (spike ? DEFAULT_SPIKE_HYSTERESIS : DEFAULT_RATE_HYSTERESIS),

@@ -7,7 +7,7 @@
  * @module
  */
 import { alertFingerprint } from './alert-fingerprint.js';
-import type { AlertRule, AlertRuleKind, AlertSeverity } from './alert-rules.js';
+import { SCORE_METRIC_PREFIX, type AlertRule, type AlertRuleKind, type AlertSeverity } from './alert-rules.js';
 import { binomialUpperTail } from '../stats/distributions.js';
 import { baselineStart, HOUR_MS, sumWindow, windowStart, type HourlyCounts, type WindowCounts } from './alert-window.js';
 
@@ -42,6 +42,21 @@ export interface AlertInput {
   /** Registered responses and sessions per window length (hours) of the correction and escalation rules. */
   registered: ReadonlyMap<number, RegisteredCounts>;
   open: readonly OpenAlert[];
+  /**
+   * The score_mean rules' windows: numeric scores and their sum per {@link scoreWindowKey}
+   * (window length and score name); a window not given counts as empty.
+   */
+  scores?: ReadonlyMap<string, { count: number; sum: number }>;
+}
+
+/**
+ * The key of a score_mean rule's window in {@link AlertInput.scores}.
+ *
+ * @example
+ * scoreWindowKey(24, 'helpfulness') // '24\u0000helpfulness'
+ */
+export function scoreWindowKey(windowHours: number, name: string): string {
+  return `${windowHours}\u0000${name}`;
 }
 
 /** What one rule sees for one fingerprint at one evaluation. */
@@ -96,7 +111,10 @@ export function observe(input: AlertInput): Observation[] {
     if (!rule.enabled) continue;
     const from = windowStart(input.now, rule.windowHours);
     const counts = sumWindow(input.buckets, from, far);
-    if (rule.kind === 'category_spike') {
+    if (rule.kind === 'score_mean') {
+      const name = (rule.metric ?? '').slice(SCORE_METRIC_PREFIX.length);
+      out.push(observeScoreMean(rule, name, input.scores?.get(scoreWindowKey(rule.windowHours, name)) ?? { count: 0, sum: 0 }));
+    } else if (rule.kind === 'category_spike') {
       const baseline = sumWindow(input.buckets, baselineStart(from, rule.baselineDays ?? 1), from);
       out.push(...observeSpikes(rule, counts, baseline, openByRule.get(rule.id) ?? []));
     } else {
@@ -139,6 +157,32 @@ function observeRate(rule: AlertRule, counts: WindowCounts, registered: Register
 }
 
 /** A spike rule: one observation per category in the window or with an open alert of the rule. */
+/** Decimals a score mean is compared and reported with. */
+const MEAN_DECIMALS = 4;
+
+/** A score_mean rule over its window: the mean of the named score's numeric values. */
+function observeScoreMean(rule: AlertRule, name: string, window: { count: number; sum: number }): Observation {
+  const value = window.count === 0 ? 0 : Number((window.sum / window.count).toFixed(MEAN_DECIMALS));
+  const enough = window.count >= rule.minSample;
+  const below = rule.direction !== 'above';
+  const breached = enough && (below ? value < rule.threshold : value > rule.threshold);
+  const clear = enough && (below ? value >= rule.threshold + rule.hysteresis : value <= rule.threshold - rule.hysteresis);
+  return {
+    ruleId: rule.id,
+    kind: rule.kind,
+    severity: rule.severity,
+    fingerprint: alertFingerprint(rule.id, {}),
+    labels: {},
+    metric: `${SCORE_METRIC_PREFIX}${name}`,
+    value,
+    threshold: rule.threshold,
+    sample: window.count,
+    breached,
+    clear,
+    message: `Mean ${JSON.stringify(name)} score ${value} is ${below ? 'below' : 'above'} ${rule.threshold} over the last ${rule.windowHours} h (${window.count} scores)`,
+  };
+}
+
 function observeSpikes(rule: AlertRule, counts: WindowCounts, baseline: WindowCounts, open: readonly OpenAlert[]): Observation[] {
   const baselineDays = rule.baselineDays ?? 1;
   const minCount = rule.minCount ?? 1;

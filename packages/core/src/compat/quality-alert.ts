@@ -28,6 +28,8 @@ const TYPE_OF_KIND: Record<AlertRuleKind, QualityAlertType> = {
   category_spike: 'category_spike',
   correction_rate: 'high_negative_rate',
   escalation_rate: 'high_negative_rate',
+  // Phase 4.1 has no type for a named score; a mean falling is a satisfaction drop of that dimension.
+  score_mean: 'satisfaction_drop',
 };
 
 /**

@@ -126,7 +126,7 @@ export function compositeScore(signals: readonly ScoredSignal[], settings: Works
   ordered.forEach((signal, index) => {
     const conflictFactor = discounted.has(index) ? settings.conflictDiscount : 1;
     const weight =
-      signalWeight(signal.signalClass, signal.polarity, settings) *
+      (signal.scoreWeight ?? signalWeight(signal.signalClass, signal.polarity, settings)) *
       decayFactor(signal.occurredAt, asOf, settings.decayHalfLifeDays) *
       conflictFactor;
     if (!(weight > 0)) return;

@@ -62,6 +62,8 @@ export type StoredEvent = FeedbackEvent & {
   duplicateOf: string | null;
   /** Set when the same voter's newer vote replaced this one. */
   supersededBy: string | null;
+  /** True when the event was retracted (it stays in the log, and counts for nothing). */
+  retracted?: boolean;
 };
 
 /** An event with its response, session and user attached (the enrich stage's output). */
@@ -115,6 +117,12 @@ export interface ScoredSignal {
    * never discounts, the verified signals of that user (issue 22).
    */
   verified?: boolean;
+  /**
+   * A named score's weight, from its config (issue 26 §1, default 0: the score leaves the
+   * composite alone); when set it replaces the signal class's weight, and `value` is the score
+   * scaled to [-1, 1] (core's `scoreReward`).
+   */
+  scoreWeight?: number;
 }
 
 /** Two signals of one user on one response that disagree, and what the score made of it. */

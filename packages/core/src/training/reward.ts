@@ -1,8 +1,10 @@
 /**
  * The `learning-signals` rows: the pipeline's learning signal of each event (Feedback-and-RLHF's
  * `signal_type`, `input`, `expected_output`, `actual_output`, `reward`, `context`), the same shape
- * per response with its composite score as the reward, and reward-model pairs.
+ * per response with its composite score as the reward, and reward-model pairs. Named scores
+ * (issue 26) ride in the context: an event's `score`, a response's `scores`.
  */
+import { storedScoreOf } from '../scores/score-check.js';
 import type { LearningSignal } from '../signals/signal-types.js';
 import type { PreferencePair } from './preference.js';
 import { corrections, type PromptGroup, type ResponseRecord } from './training-facts.js';
@@ -15,7 +17,14 @@ import { corrections, type PromptGroup, type ResponseRecord } from './training-f
  * eventSignals(group) // [{ signal_type: 'sql_correction', input: 'sales?', …, reward: -0.5, context: {…} }]
  */
 export function eventSignals(group: PromptGroup): LearningSignal[] {
-  return group.responses.flatMap((facts) => facts.events.flatMap((e) => (e.learningSignal ? [e.learningSignal] : [])));
+  return group.responses.flatMap((facts) =>
+    facts.events.flatMap((e) => {
+      if (!e.learningSignal) return [];
+      // A named score (issue 26) rides in the context: its name, value and label.
+      const score = storedScoreOf(e);
+      return [score === undefined ? e.learningSignal : { ...e.learningSignal, context: { ...e.learningSignal.context, score } }];
+    }),
+  );
 }
 
 /**
@@ -28,6 +37,7 @@ export function eventSignals(group: PromptGroup): LearningSignal[] {
 export function responseSignal(facts: ResponseRecord): LearningSignal | null {
   const { response, events } = facts;
   if (response.score === null) return null;
+  const scores = events.flatMap((e) => storedScoreOf(e) ?? []);
   return {
     signal_type: 'response',
     input: response.query,
@@ -44,6 +54,8 @@ export function responseSignal(facts: ResponseRecord): LearningSignal | null {
       context_document_ids: response.contextDocumentIds,
       event_count: events.length,
       event_types: [...new Set(events.map((e) => e.type))].sort(),
+      // The response's current named scores (issue 26), when it has any.
+      ...(scores.length > 0 ? { scores } : {}),
     },
   };
 }

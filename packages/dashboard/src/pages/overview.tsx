@@ -1,7 +1,7 @@
 /**
  * Overview: the firing alerts first, then satisfaction and its 7-day rolling line, the trend
  * verdict with its figures and a named recent drop, volume by day, first-pass acceptance, edit
- * distance, error categories, rates, and today's live counters (polled every 5 s from
+ * distance, the named scores' cards, error categories, rates, and today's live counters (polled every 5 s from
  * `GET /v1/stats/live`, each event under its own day). An empty workspace gets the first-run panel
  * instead of blank axes.
  */
@@ -21,6 +21,7 @@ interface Stats {
   trend: { direction: string; verdict: string; days: number; requiredDays: number; regression: { slope: number | null; pValue: number | null }; mannKendall: { pValue: number; tau: number | null } };
   recentDrop: { detected: boolean; verdict: string | null };
 }
+interface ScoreSummary { name: string; count: number; mean: number | null; interval: { lower: number; upper: number } | null; categories: Record<string, number> }
 interface Live { total?: number; byPolarity?: Record<string, number>; byType?: Record<string, number> }
 interface FiringAlert { id: string; severity: 'warning' | 'critical'; message: string; firedAt: string | null; ruleId: string }
 
@@ -52,6 +53,34 @@ function LiveCounters() {
       <Figure label="Negative" value={num(live ? (live.byPolarity?.negative ?? 0) : null)} />
       <Figure label="Corrections" value={num(live ? (live.byType?.correction ?? 0) : null)} />
     </div>
+  );
+}
+
+const fixed = (x: number | null, digits = 2): string => (x === null ? '–' : x.toFixed(digits));
+
+/**
+ * One card per named score (docs/scores.md) over the range: how many, the mean ± half its 95 %
+ * interval, and the labels given; the numbers of `GET /v1/stats?groupBy=score`. Nothing when the
+ * workspace has no scores.
+ */
+function ScoreCards({ from }: { from: string }) {
+  const [scores] = useLoad(() => api<{ scores?: ScoreSummary[] }>('GET', `/v1/stats?groupBy=score&from=${from}`), [from]);
+  if (scores.state !== 'ok' || !scores.data.scores || scores.data.scores.length === 0) return null;
+  return (
+    <Card title="Scores" wide>
+      <div class="figures" aria-label="Score cards">
+        {scores.data.scores.map((s) => (
+          <Figure
+            key={s.name}
+            label={s.name}
+            value={s.mean === null ? num(s.count) : `${fixed(s.mean)}${s.interval ? ` ± ${fixed((s.interval.upper - s.interval.lower) / 2)}` : ''}`}
+            sub={`${num(s.count)} score${s.count === 1 ? '' : 's'}${s.interval ? ` · 95 % interval ${fixed(s.interval.lower)}–${fixed(s.interval.upper)}` : ''}${
+              Object.keys(s.categories).length > 0 ? ` · ${Object.entries(s.categories).map(([k, n]) => `${k} ${n}`).join(', ')}` : ''
+            }`}
+          />
+        ))}
+      </div>
+    </Card>
   );
 }
 
@@ -129,6 +158,7 @@ export function Overview() {
                 <VolumeChart days={s.byDay} />
                 <p class="legend"><span class="sw pos" /> positive <span class="sw neg" /> negative</p>
               </Card>
+              <ScoreCards from={s.from} />
               <Card title="Quality">
                 <div class="figures">
                   <Figure label="First-pass acceptance" value={pct(s.firstPassAcceptanceRate)} />

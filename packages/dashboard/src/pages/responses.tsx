@@ -14,6 +14,7 @@ import { Card, Show, num, useLoad } from '../ui.js';
 interface Item {
   id: string; query: string; answer: string; userId: string | null; agent: string | null; model: string | null; experimentId: string | null; variant: string | null;
   createdAt: string; score: number | null; positive: number; negative: number; corrections: number; categories: string[];
+  scores?: Array<{ name: string; count: number; mean: number | null }>;
 }
 interface LearningSignal { eventId?: string; signal_type?: string; reward?: number; expected_output?: string | null; context?: { polarity?: string; severity?: string; event_type?: string } }
 interface Detail {
@@ -21,13 +22,14 @@ interface Detail {
   experimentId: string | null; variant: string | null; createdAt: string;
   quality: { score: number | null; confidence: number; signalCount?: number; conflicts: unknown[] } | null;
   learningSignals: LearningSignal[];
+  scores?: Array<{ eventId: string; name: string; value: number | null; stringValue: string | null; type: string; userId: string | null; occurredAt: string }>;
   feedback: Array<{ id: string; type: string; userId: string | null; occurredAt: string; payload: Record<string, unknown> | null; editDistance: number | null; supersededBy?: string | null }>;
 }
 interface Facets { agents: string[]; models: string[]; variants: Array<{ experimentId: string; variant: string }>; categories: string[]; truncated: string[] }
 
 const NO_FACETS: Facets = { agents: [], models: [], variants: [], categories: [], truncated: [] };
 
-const FILTERS = ['comment', 'rating', 'category', 'agent', 'model', 'experimentId', 'variant', 'minScore', 'maxScore', 'since', 'until'] as const;
+const FILTERS = ['comment', 'rating', 'category', 'agent', 'model', 'experimentId', 'variant', 'minScore', 'maxScore', 'scoreName', 'scoreMin', 'scoreMax', 'scoreValue', 'since', 'until'] as const;
 type FilterName = (typeof FILTERS)[number];
 type Filters = Partial<Record<FilterName, string>>;
 
@@ -40,6 +42,7 @@ export const BADGES = {
   correction: 'corrections: the user rewrote the answer (the detail shows the diff)',
   category: 'error categories named by its negative feedback',
   score: 'composite score in [−1, 1]: the weighted signals combined, with a confidence in [0, 1]',
+  named: 'named scores (docs/scores.md): the mean of each name\'s current scores, and how many',
 } as const;
 
 /** A word-level diff of two texts: removed words struck through, added ones marked. */
@@ -70,13 +73,14 @@ const when = (iso: string): string => new Date(iso).toLocaleString();
 const score = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toFixed(2));
 
 /** A row's badges, each with its meaning as a tooltip. */
-function Badges({ r }: { r: Pick<Item, 'positive' | 'negative' | 'corrections' | 'categories'> }) {
+function Badges({ r }: { r: Pick<Item, 'positive' | 'negative' | 'corrections' | 'categories' | 'scores'> }) {
   return (
     <>
       {r.positive ? <span class="tag thumbs_up" title={`${r.positive} ${BADGES.positive}`}>+{r.positive}</span> : null}
       {r.negative ? <span class="tag thumbs_down" title={`${r.negative} ${BADGES.negative}`}>−{r.negative}</span> : null}
       {r.corrections ? <span class="tag correction" title={`${r.corrections} ${BADGES.correction}`}>{r.corrections} corr.</span> : null}
       {r.categories.map((c) => <span key={c} class="tag cat" title={`error category: ${BADGES.category}`}>{c}</span>)}
+      {(r.scores ?? []).map((s) => <span key={`s:${s.name}`} class="tag score" title={`${s.count} × ${s.name}: ${BADGES.named}`}>{s.name} {s.mean === null ? `×${s.count}` : s.mean.toFixed(2)}</span>)}
     </>
   );
 }
@@ -137,6 +141,20 @@ function ResponseDetail({ id, back }: { id: string; back: string }) {
                   {d.quality && d.quality.conflicts.length > 0 ? `, ${d.quality.conflicts.length} conflicting signals` : ''})
                 </dd>
               </dl>
+              {d.scores && d.scores.length > 0 ? (
+                <>
+                  <h3>Scores ({num(d.scores.length)})</h3>
+                  <ul class="feedback scores" aria-label="Scores">
+                    {d.scores.map((s) => (
+                      <li key={s.eventId}>
+                        <span class="tag score">{s.name}</span> <strong>{s.stringValue ?? (s.value === null ? '–' : String(s.value))}</strong>
+                        {s.stringValue !== null && s.value !== null ? ` (${s.value})` : ''} · {s.userId ?? 'anonymous'} · {when(s.occurredAt)}
+                        {s.type !== 'score' ? <span class="note"> (counted as {s.type})</span> : null}
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              ) : null}
               <h3>Feedback ({num(d.feedback.length)})</h3>
               <ul class="feedback">
                 {d.feedback.map((f) => (
@@ -183,7 +201,7 @@ function Choice({ name, label, values, draft, set }: { name: FilterName; label: 
   );
 }
 
-function FilterForm({ filters, facets }: { filters: Filters; facets: Facets | null }) {
+function FilterForm({ filters, facets, scoreNames }: { filters: Filters; facets: Facets | null; scoreNames: string[] | null }) {
   const [draft, setDraft] = useState<Filters>(filters);
   const key = JSON.stringify(filters);
   // A back or forward step changes the route's filters: the form follows.
@@ -226,6 +244,14 @@ function FilterForm({ filters, facets }: { filters: Filters; facets: Facets | nu
       ) : field('variant', 'Variant')}
       {field('minScore', 'Score ≥', 'number')}
       {field('maxScore', 'Score ≤', 'number')}
+      <Choice name="scoreName" label="Named score" values={scoreNames} draft={draft} set={setDraft} />
+      {draft.scoreName ? (
+        <>
+          <label>Its value ≥<input name="scoreMin" type="number" step="any" value={draft.scoreMin ?? ''} onInput={(e) => setDraft({ ...draft, scoreMin: e.currentTarget.value })} /></label>
+          <label>Its value ≤<input name="scoreMax" type="number" step="any" value={draft.scoreMax ?? ''} onInput={(e) => setDraft({ ...draft, scoreMax: e.currentTarget.value })} /></label>
+          <label>Its label<input name="scoreValue" value={draft.scoreValue ?? ''} onInput={(e) => setDraft({ ...draft, scoreValue: e.currentTarget.value })} /></label>
+        </>
+      ) : null}
       {field('since', 'From', 'date')}
       {field('until', 'Before', 'date')}
       <button type="submit">Apply</button>
@@ -280,11 +306,16 @@ export function Responses() {
   const route = useRoute();
   const filters = filtersOf(route.params);
   const [facets] = useLoad(() => api<Facets>('GET', '/v1/response-facets'), []);
+  const [configs] = useLoad(() => api<{ configs: Array<{ name: string }> }>('GET', '/v1/score-configs?archived=true'), []);
   if (route.id !== null) return <ResponseDetail id={route.id} back={routeHash('responses', null, filters)} />;
   return (
     <>
       {/* While the facets load, empty choices (no layout shift); a server without them, text fields. */}
-      <FilterForm filters={filters} facets={facets.state === 'ok' ? facets.data : facets.state === 'loading' ? NO_FACETS : null} />
+      <FilterForm
+        filters={filters}
+        facets={facets.state === 'ok' ? facets.data : facets.state === 'loading' ? NO_FACETS : null}
+        scoreNames={configs.state === 'ok' ? configs.data.configs.map((c) => c.name) : configs.state === 'loading' ? [] : null}
+      />
       {/* Keyed by the filters: a new filter starts from the newest page. */}
       <ResponseList key={JSON.stringify(filters)} filters={filters} />
     </>

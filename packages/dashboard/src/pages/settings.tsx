@@ -1,13 +1,14 @@
 /**
  * Settings: the workspace's keys (`/v1/keys`), privacy, retention and signal settings
- * (`PATCH /v1/workspace/settings`), webhooks (`/v1/webhooks`) and alert rules (the Alerts
- * page's editor).
+ * (`PATCH /v1/workspace/settings`), webhooks (`/v1/webhooks`), score configs
+ * (`/v1/score-configs`) and alert rules (the Alerts page's editor).
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Card, Show, useLoad } from '../ui.js';
 import { RuleEditor } from './alerts.js';
 import { KeysPanel } from './settings-keys.js';
+import { ScoreConfigsPanel } from './settings-scores.js';
 import { WorkspaceSettingsForm, type EditableSettings } from './settings-workspace.js';
 
 interface Hook { id: string; url: string; events?: string[]; format?: string; createdAt?: string }
@@ -72,6 +73,7 @@ export function Settings() {
           </div>
         </form>
       </Card>
+      <Card title="Score configs" wide><ScoreConfigsPanel /></Card>
       <Card title="Alert rules" wide><RuleEditor /></Card>
     </div>
   );

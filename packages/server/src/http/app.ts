@@ -12,6 +12,7 @@ import { installEdgeChecks } from './edge-checks.js';
 import { HeavyReadGate, installHeavyReadGate } from './heavy-reads.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { installPublicLimits } from './public-limits.js';
+import { langfuseRoutes } from './routes/langfuse.js';
 import { compatRoutes } from './routes/compat.js';
 import { experimentRoutes } from './routes/experiments.js';
 import { exportRoutes } from './routes/exports.js';
@@ -36,7 +37,9 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { responseListRoutes } from './routes/response-list.js';
 import { alertPreviewRoutes } from './routes/alert-preview.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { langsmithRoutes } from './routes/langsmith.js';
 import { adminRoutes } from './routes/admin.js';
+import { scoreConfigRoutes } from './routes/score-configs.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -117,6 +120,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(webhookRoutes, services);
   await app.register(keyRoutes, services);
   await app.register(compatRoutes, services);
+  await app.register(langfuseRoutes, services);
   await app.register(statsRoutes, services);
   await app.register(alertRoutes, services);
   await app.register(insightsRoutes, services);
@@ -133,7 +137,10 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(dashboardRoutes, services);
   await app.register(responseListRoutes, services);
   await app.register(alertPreviewRoutes, services);
+  await app.register(scoreConfigRoutes, services);
   await app.register(mcpRoutes, services);
+  // The LangSmith SDKs' API (issue 26 §3), with its own auth (x-api-key) and error shape ({ detail }).
+  await app.register(async (scope) => scope.register(langsmithRoutes, services), { prefix: '/langsmith' });
   if (options.adminToken !== undefined) await app.register(adminRoutes, services);
   return app;
 }

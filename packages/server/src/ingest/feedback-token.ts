@@ -22,6 +22,12 @@ export interface FeedbackTokenClaims {
   t?: FeedbackEventType[];
   /** Expiry, Unix seconds. */
   exp: number;
+  /**
+   * A LangSmith presigned feedback token's own claims (issue 26 §3, `POST
+   * /langsmith/feedback/tokens`): its id, the run and feedback key it is for, and the key's
+   * feedback config. Read by the `/langsmith/feedback/tokens/:token` routes only.
+   */
+  ls?: { id: string; run: string; k: string; c?: Record<string, unknown> };
 }
 
 const PREFIX = 'ft1';

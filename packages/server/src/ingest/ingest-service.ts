@@ -3,7 +3,7 @@
  * group committers for feedback and responses. Routes (v1 and the seeds' compatible ones)
  * validate and map their input, then call this.
  */
-import type { ErrorBody, FeedbackEvent, ResponseRegistration } from '@feedloop/core';
+import { validateTraceUpdate, type ErrorBody, type FeedbackEvent, type ResponseRegistration, type TraceUpdate } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
 import { classifyWriteFailure } from '../db/write-failure.js';
@@ -19,9 +19,12 @@ import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } fro
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
-import { protectResponse } from './query-privacy.js';
+import { resolveScores } from './score-resolution.js';
+import { protectResponse, protectTraceUpdate } from './query-privacy.js';
 import { ResponseFactsCache } from '../store/response-facts-cache.js';
+import { retractEvent, type Retraction } from '../store/feedback-retraction.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from '../store/response-writer.js';
+import { upsertTraceBatch, type TraceOutcome, type TraceSubmission } from '../store/trace-upserts.js';
 
 const RATE_WINDOW_MS = 60_000;
 /** Events per transaction at most; a batch request of 1,000 fits whole. */
@@ -77,11 +80,14 @@ function isolateFailures<I, O>(rejected: (item: I, error: ErrorBody) => O): Pick
 export class IngestService {
   readonly #feedback: GroupCommitter<FeedbackSubmission, FeedbackOutcome>;
   readonly #responses: GroupCommitter<ResponseSubmission, ResponseOutcome>;
+  readonly #traces: GroupCommitter<TraceSubmission, TraceOutcome>;
   readonly #db: SqlClient;
   readonly #consent: ConsentReader;
   readonly #diffs: DiffPool;
   /** Answers registered here lately: a correction's diff then needs no query (see answer-cache.ts). */
   readonly #answers = new AnswerCache();
+  /** Hears of committed events (the pipeline's enqueue); retractions hand their event to it too. */
+  readonly #onCommitted: (keys: EventKey[]) => void;
   /** Submissions whose edit distances are being computed (not yet in a committer): drain waits for them. */
   readonly #preparing = new Set<Promise<void>>();
 
@@ -100,6 +106,7 @@ export class IngestService {
     diff: Pick<DiffPoolOptions, 'threads' | 'timeBudgetMs'> = { threads: 1, timeBudgetMs: 10_000 },
   ) {
     this.#db = db;
+    this.#onCommitted = onCommitted;
     this.#consent = new ConsentReader(db);
     this.#diffs = new DiffPool({ ...diff, onFallback: (reason) => metrics.editDistanceFallbacks.inc({ reason }) });
     const concurrency = db.dialect === 'pglite' ? 1 : writeConcurrency;
@@ -133,6 +140,17 @@ export class IngestService {
         maxBatch: MAX_COMMIT_BATCH,
         concurrency,
         ...isolateFailures<ResponseSubmission, ResponseOutcome>((item, error) => ({ id: item.response.id, status: 'rejected', error })),
+      },
+    );
+    this.#traces = new GroupCommitter(
+      (items) => {
+        metrics.commitBatchSize.observe({ kind: 'traces' }, items.length);
+        return upsertTraceBatch(db, items);
+      },
+      {
+        maxBatch: MAX_COMMIT_BATCH,
+        concurrency,
+        ...isolateFailures<TraceSubmission, TraceOutcome>((item, error) => ({ id: item.update.id, status: 'rejected', error })),
       },
     );
   }
@@ -187,11 +205,33 @@ export class IngestService {
 
   /**
    * Writes validated events; each outcome arrives after its commit. Rejections are counted by
-   * the caller ({@link countRejected}), which also sees the ones validation made. `trust.client`
+   * the caller ({@link countRejected}), which also sees the ones validation made. A `score` event
+   * is validated against its config and mapped (`mapsTo`) first: the one entry point for named
+   * scores, the compatibility layers' included (docs/scores.md). `trust.client`
    * is the hashed client of an anonymous submitter (see anonymous-client.ts): the dedup identity
    * of events with neither user nor session.
    */
   async submitFeedback(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string } = {}): Promise<FeedbackOutcome[]> {
+    // Named scores first (score-resolution.ts): validated against their configs and mapped; a
+    // refused one is answered here with the others' outcomes, in order.
+    const withIds = events.map((event) => ({ ...event, id: event.id ?? uuidv7() }));
+    const resolved = await unavailableOnFailure(resolveScores(this.#db, auth.workspaceId, withIds));
+    if (resolved.some((r) => !r.ok)) {
+      const accepted = resolved.flatMap((r) => (r.ok ? [r.event] : []));
+      const written = await this.submitResolved(auth, accepted, trust);
+      let next = 0;
+      return resolved.map((r, i): FeedbackOutcome => (r.ok ? (written[next++] as FeedbackOutcome) : { id: withIds[i]?.id ?? '', status: 'rejected', error: r.error }));
+    }
+    return this.submitResolved(
+      auth,
+      resolved.flatMap((r) => (r.ok ? [r.event] : [])),
+      trust,
+    );
+  }
+
+  /** {@link submitFeedback} after score resolution: consent, privacy, edit distances, the writer. */
+  private async submitResolved(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string }): Promise<FeedbackOutcome[]> {
+    if (events.length === 0) return [];
     // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
     // answered here and never reach the writer.
     // Tracked like the diffs below, so a drain waits for a request still being screened.
@@ -256,6 +296,26 @@ export class IngestService {
     return outcomes;
   }
 
+  /**
+   * Retracts a feedback event of the caller's workspace (issue 26; LangSmith's and Langfuse's
+   * DELETE, `DELETE /v1/feedback/:eventId`): the event stays in the log marked retracted, the
+   * audit log records it, and the pipeline reverses its effects (live counters, response scores,
+   * day rollups, user memory, exports leave it out). Retracting again changes nothing and answers
+   * the first retraction (`changed: false`). Which keys may retract is the route's decision.
+   *
+   * @throws FeedloopError `FEEDLOOP_ERR_FEEDBACK_NOT_FOUND` when the workspace has no event of that id.
+   * @example
+   * const r = await ingest.retractFeedback(auth, 'evt-1', 'deleted in LangSmith');
+   * // { eventId: 'evt-1', responseId: 'r1', type: 'thumbs_down', retractedAt, reason: 'deleted in LangSmith', changed: true }
+   */
+  async retractFeedback(auth: AuthContext, eventId: string, reason?: string): Promise<Retraction> {
+    const done = await unavailableOnFailure(retractEvent(this.#db, auth.workspaceId, eventId, { ...(reason === undefined ? {} : { reason }), actorKeyId: auth.keyId }));
+    if (!done) throw new FeedloopError('FEEDLOOP_ERR_FEEDBACK_NOT_FOUND', `eventId: no feedback event ${JSON.stringify(eventId)} in this workspace`, { field: 'eventId' });
+    // The outbox row written with the retraction guarantees the reversal; this only hastens it.
+    if (done.changed) this.#onCommitted([[auth.workspaceId, eventId]]);
+    return done;
+  }
+
   /** Counts rejected events in the metrics. */
   countRejected(code: string, n = 1): void {
     this.metrics.feedbackEvents.inc({ status: 'rejected', code }, n);
@@ -274,10 +334,39 @@ export class IngestService {
     return outcomes;
   }
 
+  /**
+   * Creates or updates the responses of traces, one piece each (the tracing drop-ins' one write;
+   * docs/compat.md): a piece of a response not stored yet creates it (bare while it has no query
+   * and no answer), a later one updates it, last write wins per field, and feedback already given
+   * stays attached. Pieces are validated again one by one (`validateTraceUpdate`; a typed piece may
+   * still hold a bad id or an unstorable text): a bad one is rejected
+   * alone, naming its field. Each outcome arrives after its commit, in order.
+   *
+   * @example
+   * await ingest.upsertTraces(auth, [{ id: 't1' }, { id: 't1', query: 'Hi?', answer: 'Hello' }])
+   * // [{ id: 't1', status: 'created' }, { id: 't1', status: 'updated' }]
+   */
+  async upsertTraces(auth: AuthContext, updates: readonly TraceUpdate[]): Promise<TraceOutcome[]> {
+    const checked = updates.map((u) => validateTraceUpdate(u));
+    const submissions: TraceSubmission[] = checked.flatMap((c) => (c.ok ? [{ workspaceId: auth.workspaceId, update: protectTraceUpdate(c.value, auth.settings) }] : []));
+    const written = submissions.length === 0 ? [] : await unavailableOnFailure(this.#traces.submitMany(submissions));
+    written.forEach((o, i) => {
+      // A later correction's diff reads the answer from this cache first: keep it current.
+      const s = submissions[i];
+      if (o.status !== 'rejected' && s?.update.answer) this.#answers.set(s.workspaceId, s.update.id, s.update.answer);
+    });
+    let next = 0;
+    return checked.map((c, i): TraceOutcome => {
+      if (c.ok) return written[next++] as TraceOutcome;
+      const id: unknown = (updates[i] as { id?: unknown } | undefined)?.id;
+      return { id: typeof id === 'string' ? id : '', status: 'rejected', error: c.error };
+    });
+  }
+
   /** Waits until everything submitted is written (graceful shutdown). */
   async drain(): Promise<void> {
     while (this.#preparing.size > 0) await Promise.all([...this.#preparing]);
-    await Promise.all([this.#feedback.drain(), this.#responses.drain()]);
+    await Promise.all([this.#feedback.drain(), this.#responses.drain(), this.#traces.drain()]);
   }
 
   /** Drains, then ends the diff pool's threads (shutdown; tests must not leave threads behind). */

@@ -5,7 +5,7 @@
  * (`redacted`); `redactPii` also redacts the answer and the metadata's strings.
  */
 import { createHash } from 'node:crypto';
-import { redactPii, redactValue, type ResponseRegistration, type WorkspaceSettings } from '@feedloop/core';
+import { redactPii, redactValue, type ResponseRegistration, type TraceUpdate, type WorkspaceSettings } from '@feedloop/core';
 import { patternMatchers } from './redaction-patterns.js';
 
 /**
@@ -27,5 +27,25 @@ export function protectResponse<R extends ResponseRegistration>(response: R, set
     query,
     answer: redactPii(response.answer, patterns).text,
     ...(response.metadata === undefined ? {} : { metadata: redactValue(response.metadata, patterns) }),
+  };
+}
+
+/**
+ * A trace piece as it will be stored under the workspace's privacy settings: the same rules as
+ * {@link protectResponse}, applied to the fields the piece gives.
+ *
+ * @example
+ * protectTraceUpdate({ id: 't1', query: 'mail ana@x.io' }, { ...settings, queryPrivacy: 'redacted' }).query
+ * // 'mail [EMAIL]'
+ */
+export function protectTraceUpdate(update: TraceUpdate, settings: WorkspaceSettings): TraceUpdate {
+  const given = { id: update.id, query: update.query ?? '', answer: update.answer ?? '', ...(update.metadata === undefined ? {} : { metadata: update.metadata }) };
+  const p = protectResponse(given, settings);
+  if (p === given) return update;
+  return {
+    ...update,
+    ...(update.query === undefined || update.query === '' ? {} : { query: p.query }),
+    ...(update.answer === undefined ? {} : { answer: p.answer }),
+    ...(p.metadata === undefined ? {} : { metadata: p.metadata }),
   };
 }

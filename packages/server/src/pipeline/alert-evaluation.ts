@@ -11,6 +11,8 @@
 import {
   baselineStart,
   evaluateAlerts,
+  SCORE_METRIC_PREFIX,
+  scoreWindowKey,
   HOUR_MS,
   MAX_BASELINE_DAYS,
   MAX_WINDOW_HOURS,
@@ -26,6 +28,7 @@ import { readAlertRules } from '../store/alert-rules.js';
 import { readHourlyCounts, readRegistered, workspacesToEvaluate } from '../store/alert-window.js';
 import { applyAlertChanges, lockWorkspaceAlerts, readOpenAlerts } from '../store/alerts.js';
 import { pruneHourlyCounts } from '../store/hourly-metrics.js';
+import { scoreWindow } from '../store/score-reads.js';
 
 /** How long tick rows are kept (older ones are deleted by the evaluator that claims a new one). */
 const TICKS_KEPT_MS = 86_400_000;
@@ -88,8 +91,15 @@ async function evaluateWorkspace(tx: SqlExecutor, workspaceId: string, now: Date
     if (!rule.enabled || (rule.kind !== 'correction_rate' && rule.kind !== 'escalation_rate') || registered.has(rule.windowHours)) continue;
     registered.set(rule.windowHours, await readRegistered(tx, workspaceId, windowStart(now, rule.windowHours)));
   }
+  const scores = new Map<string, { count: number; sum: number }>();
+  for (const rule of rules) {
+    if (!rule.enabled || rule.kind !== 'score_mean' || rule.metric === undefined) continue;
+    const name = rule.metric.slice(SCORE_METRIC_PREFIX.length);
+    const key = scoreWindowKey(rule.windowHours, name);
+    if (!scores.has(key)) scores.set(key, await scoreWindow(tx, workspaceId, name, windowStart(now, rule.windowHours)));
+  }
   const open = await readOpenAlerts(tx, workspaceId);
-  const changes = evaluateAlerts({ now, rules, buckets, registered, open });
+  const changes = evaluateAlerts({ now, rules, buckets, registered, open, scores });
   const notify = await applyAlertChanges(tx, workspaceId, changes, now);
   const deliveryIds = await createDeliveries(
     tx,

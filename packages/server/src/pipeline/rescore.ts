@@ -9,6 +9,7 @@
 import {
   compositeScore,
   resolveWorkspaceSettings,
+  scoreReward,
   experimentFacts,
   type FeedbackEventType,
   type Polarity,
@@ -17,7 +18,7 @@ import {
   type WorkspaceSettings,
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
-import { clearScoreMarks, readScoreInputs, readScoreMarks, writeScores } from '../store/response-scores.js';
+import { clearScoreMarks, readScoreInputs, readScoreMarks, writeScores, type ScoreInputRow } from '../store/response-scores.js';
 import { batchSizerFor } from './batch-sizer.js';
 import { updateExperimentTotals } from '../store/experiment-upkeep.js';
 
@@ -68,6 +69,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           occurredAt: new Date(r.occurred_at),
           editDistance: r.edit_distance,
           verified: r.verified !== false,
+          ...scoreWeighting(r),
         });
       }
       const scores = [...byResponse.values()]
@@ -88,4 +90,22 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
     if (n < size) break;
   }
   return total;
+}
+
+/**
+ * A named score's part in the composite (issue 26 §1): its config's weight (0 without a config,
+ * or without a numeric value: the score then leaves the composite alone) and its value scaled to
+ * [-1, 1]. Other signals keep their class's weight.
+ */
+function scoreWeighting(r: ScoreInputRow): { scoreWeight?: number; value?: number } {
+  if (r.type !== 'score') return {};
+  const config = r.score_config;
+  if (!config || r.score_value === null || r.score_value === undefined) return { scoreWeight: 0 };
+  const reward = scoreReward(r.score_value, {
+    dataType: config.dataType,
+    ...(config.min !== null ? { min: config.min } : {}),
+    ...(config.max !== null ? { max: config.max } : {}),
+    ...(config.categories !== null ? { categories: config.categories } : {}),
+  });
+  return { scoreWeight: config.weight, value: reward };
 }

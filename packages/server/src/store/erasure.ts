@@ -97,6 +97,9 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     report.responses = await count(tx, 'DELETE FROM responses WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, responseIds]);
     // The response list's tags: the erased responses lose theirs, the others whose signals went are recomputed.
     report.response_list_tags = await count(tx, 'DELETE FROM response_list_tags WHERE workspace_id = $1 AND response_id = ANY ($2::text[])', [workspaceId, responseIds]);
+    // LangSmith's feedback and child runs of the erased responses (their comments and corrections may name the user).
+    report.langsmith_feedback = await count(tx, 'DELETE FROM langsmith_feedback WHERE workspace_id = $1 AND (response_id = ANY ($2::text[]) OR event_ids && $3::text[])', [workspaceId, responseIds, eventIds]);
+    report.langsmith_runs = await count(tx, 'DELETE FROM langsmith_runs WHERE workspace_id = $1 AND trace_id = ANY ($2::text[])', [workspaceId, responseIds]);
     const erased = new Set(responseIds);
     await recomputeTags(tx, [...new Set(signalsGone.map((s) => s.response_id))].filter((id) => !erased.has(id)).map((responseId) => ({ workspaceId, responseId })));
     const keepFrom = keepDaysFrom.toISOString().slice(0, 10);

@@ -11,6 +11,7 @@
  */
 import type { SqlExecutor } from '../db/sql-client.js';
 import { categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
+import { CURRENT_EVENT, SCORE_NAME, SCORE_VALUE, scoreFilterSql, type ScoreFilter } from './score-reads.js';
 
 /** Filters of the list; all optional, combined with AND. */
 export interface ResponseListFilter {
@@ -30,6 +31,8 @@ export interface ResponseListFilter {
   /** Created at or after / before. */
   since?: Date;
   until?: Date;
+  /** Has a current named score of this name (and value range or value): see score-reads.ts. */
+  score?: ScoreFilter;
 }
 
 /** One row of the list. */
@@ -50,6 +53,8 @@ export interface ResponseListItem {
   negative: number;
   corrections: number;
   categories: string[];
+  /** The response's current named scores: per name, how many and their mean (null: labels only). */
+  scores: Array<{ name: string; count: number; mean: number | null }>;
 }
 
 interface Row {
@@ -69,6 +74,7 @@ interface Row {
   negative: number;
   corrections: number;
   categories: string[] | null;
+  scores: Array<{ name: string; count: number; mean: number | null }> | null;
 }
 
 /** Encodes a list position (created_at, id); opaque to clients. */
@@ -117,7 +123,7 @@ export async function commentMatches(db: SqlExecutor, workspaceId: string, text:
   if ([...text].length < 3) return undefined;
   const rows = await db.query<{ response_id: string }>(
     `SELECT e.response_id FROM feedback_events e
-      WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL AND ${COMMENT_TEXT} IS NOT NULL
+      WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL AND e.retracted_at IS NULL AND ${COMMENT_TEXT} IS NOT NULL
         AND feedloop_text_grams(e.workspace_id, ${COMMENT_TEXT}) @> feedloop_text_grams($1, $2)
         AND ${COMMENT_TEXT} ILIKE $3
       LIMIT $4`,
@@ -270,7 +276,8 @@ async function listPage(
   comment: CommentWay,
   start?: Exclude<StartChoice, { kind: 'none' }>,
 ): Promise<{ data: ResponseListItem[]; nextCursor: string | null }> {
-  const where = ['r.workspace_id = $1'];
+  // A bare response (a trace known by id only, migration 0031) is not listed until completed.
+  const where = ['r.workspace_id = $1', 'NOT r.bare'];
   const params: unknown[] = [workspaceId];
   const p = (value: unknown): string => {
     params.push(value);
@@ -299,6 +306,7 @@ async function listPage(
   if (filter.variant !== undefined) where.push(`r.variant = ${p(filter.variant)}`);
   if (filter.since !== undefined) where.push(`${at} >= ${p(filter.since)}`);
   if (filter.until !== undefined) where.push(`${at} < ${p(filter.until)}`);
+  if (filter.score !== undefined) where.push(scoreFilterSql(filter.score, p));
   if (filter.minScore !== undefined) where.push(`sc.score >= ${p(filter.minScore)}`);
   if (filter.maxScore !== undefined) where.push(`sc.score <= ${p(filter.maxScore)}`);
   if (after !== undefined) where.push(`(${at}, ${id}) < (${p(after.createdAt)}, ${p(after.id)})`);
@@ -310,7 +318,7 @@ async function listPage(
   else {
     // OFFSET 0 keeps the probe per response: flattened into a join, a misjudged ILIKE has the
     // planner read every matching event of the workspace before sorting (1.5 s at 1 M events).
-    const matches = `EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = $1 AND e.response_id = c.id AND e.duplicate_of IS NULL
+    const matches = `EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = $1 AND e.response_id = c.id AND e.duplicate_of IS NULL AND e.retracted_at IS NULL
           AND ${COMMENT_TEXT} ILIKE ${p(`%${likeLiteral(filter.comment)}%`)} OFFSET 0)`;
     pageSql = `SELECT c.id, c.at FROM (${ordered}${comment.within === undefined ? '' : ` LIMIT ${p(comment.within)}`}) AS c
              WHERE ${matches} ORDER BY c.at DESC, c.id DESC LIMIT ${p(limit + 1)}`;
@@ -321,7 +329,7 @@ async function listPage(
     `SELECT r.id, left(r.query, 300) AS query, left(r.answer, 300) AS answer, r.user_id, r.model, r.agent, r.query_type,
             r.experiment_id, r.variant, r.created_at, sc.score, sc.confidence,
             coalesce(t.positive, 0)::int AS positive, coalesce(t.negative, 0)::int AS negative,
-            coalesce(t.corrections, 0)::int AS corrections, t.categories
+            coalesce(t.corrections, 0)::int AS corrections, t.categories, ns.scores
        FROM (${pageSql}) AS pg
        JOIN responses r ON r.workspace_id = $1 AND r.id = pg.id
        LEFT JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id
@@ -334,6 +342,12 @@ async function listPage(
            FROM feedback_signals s
           WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted'
        ) t ON true
+       LEFT JOIN LATERAL (
+         SELECT json_agg(json_build_object('name', x.name, 'count', x.n, 'mean', x.mean) ORDER BY x.name) AS scores
+           FROM (SELECT ${SCORE_NAME('e')} AS name, count(*)::int AS n, avg(${SCORE_VALUE('e')}) AS mean FROM feedback_events e
+                  WHERE e.workspace_id = r.workspace_id AND e.response_id = r.id AND ${SCORE_NAME('e')} IS NOT NULL AND ${CURRENT_EVENT('e')}
+                  GROUP BY 1) x
+       ) ns ON true
       ORDER BY pg.at DESC, pg.id DESC`,
     params,
   );
@@ -357,6 +371,7 @@ async function listPage(
       negative: r.negative,
       corrections: r.corrections,
       categories: r.categories ?? [],
+      scores: r.scores ?? [],
     })),
     nextCursor: rows.length > limit && last ? encodeListCursor(last.created_at, last.id) : null,
   };

@@ -3,6 +3,7 @@
  * rescore (a version bumped on each, so a rescore deletes only marks unchanged since it read
  * them), and `response_scores`. The rescore's loop and arithmetic are pipeline/rescore.ts.
  */
+import type { ScoreDataType } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 
 /** A response marked for rescoring, with its mark's version when read. */
@@ -25,6 +26,9 @@ export interface ScoreInputRow {
   occurred_at: string;
   edit_distance: number | null;
   verified: boolean | null;
+  /** A `score` event's numeric value, and its config of that name (null: none); issue 26 §1. */
+  score_value?: number | null;
+  score_config?: { weight: number; dataType: ScoreDataType; min: number | null; max: number | null; categories: Array<{ value: number; label: string }> | null } | null;
 }
 
 /** A response's composite score as written (core's `compositeScore` with its keys). */
@@ -71,14 +75,19 @@ export async function readScoreInputs(tx: SqlExecutor, marks: readonly ScoreMark
     `WITH claimed AS (SELECT ws AS workspace_id, rid AS response_id FROM json_to_recordset($1::json) AS x(ws text, rid text)),
      found AS (
        SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.event_id, s.type,
-              s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, s.verified
+              s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, s.verified, s.score_value, s.score_config
          FROM claimed c
          JOIN workspaces w ON w.id = c.workspace_id
          LEFT JOIN LATERAL (
-           SELECT s.*, e.edit_distance, e.verified FROM feedback_signals s
+           SELECT s.*, e.edit_distance, e.verified,
+                  CASE WHEN s.type = 'score' THEN (e.payload->>'value')::float8 END AS score_value,
+                  CASE WHEN cfg.id IS NOT NULL THEN json_build_object('weight', cfg.weight, 'dataType', cfg.data_type, 'min', cfg.min, 'max', cfg.max,
+                                                                      'categories', cfg.categories) END AS score_config
+             FROM feedback_signals s
              JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
              JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
-                                   AND e.superseded_by IS NULL
+                                   AND e.superseded_by IS NULL AND e.retracted_at IS NULL
+             LEFT JOIN score_configs cfg ON s.type = 'score' AND cfg.workspace_id = e.workspace_id AND cfg.name = e.payload->>'name'
             WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true)
      SELECT (SELECT json_agg(f) FROM found f)::text AS signals,
             (SELECT json_object_agg(w.id, w.settings) FROM workspaces w WHERE w.id IN (SELECT claimed_ws FROM found))::text AS settings`,

@@ -53,6 +53,10 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   alert_ticks: 'none',
   experiments: 'none',
   registered_targets: 'none',
+  langsmith_runs: 'erased',
+  langsmith_feedback: 'erased',
+  compat_feedback_ids: 'none',
+  score_configs: 'none',
   training_batches: 'none',
   feedloop_migrations: 'none',
 };

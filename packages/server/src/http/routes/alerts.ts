@@ -30,6 +30,8 @@ const ruleView = z.object({
   baselineDays: z.number().optional(),
   minCount: z.number().optional(),
   maxPValue: z.number().optional(),
+  metric: z.string().optional().describe('score_mean only: score:<name>'),
+  direction: z.enum(['below', 'above']).optional().describe('score_mean only'),
   enabled: z.boolean(),
 });
 

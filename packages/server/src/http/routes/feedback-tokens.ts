@@ -41,7 +41,7 @@ const tokenBodyCheck = (data: unknown): { ok: true; value: unknown } | { ok: fal
     : { ok: false, error: { code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', message: 'an event must be a JSON object' } };
 
 /** Any page may submit with a token: the token is the whole authority, so CORS is open. */
-function allowAnyOrigin(reply: FastifyReply): void {
+export function allowAnyOrigin(reply: FastifyReply): void {
   reply.header('access-control-allow-origin', '*');
   reply.header('access-control-allow-methods', 'GET, POST, OPTIONS');
   reply.header('access-control-allow-headers', 'content-type');

@@ -33,6 +33,10 @@ const listQuery = z.strictObject({
   variant: text.optional(),
   since: z.iso.datetime({ offset: true }).optional().describe('Created at or after (ISO 8601)'),
   until: z.iso.datetime({ offset: true }).optional().describe('Created before (ISO 8601)'),
+  scoreName: text.optional().describe('Has a current named score of this name (docs/scores.md)'),
+  scoreMin: z.coerce.number().finite().optional().describe("With scoreName: the score's value at least"),
+  scoreMax: z.coerce.number().finite().optional().describe("With scoreName: the score's value at most"),
+  scoreValue: text.optional().describe("With scoreName: the score's label (stringValue), or its value when a number"),
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
   cursor: z.string().max(512).optional().describe('nextCursor of the previous page'),
 });
@@ -54,6 +58,7 @@ const item = z.object({
   negative: z.number().int(),
   corrections: z.number().int(),
   categories: z.array(z.string()),
+  scores: z.array(z.object({ name: z.string(), count: z.number().int(), mean: z.number().nullable() })).describe('Current named scores: per name, count and mean'),
 });
 
 /** The response list route. */
@@ -68,7 +73,7 @@ export const responseListRoutes: FastifyPluginAsync<AppServices> = async (app, {
     },
     handler: async (request) => {
       const { workspaceId } = authOf(request);
-      const { limit, cursor, since, until, ...rest } = request.query;
+      const { limit, cursor, since, until, scoreName, scoreMin, scoreMax, scoreValue, ...rest } = request.query;
       const after = cursor === undefined ? undefined : decodeListCursor(cursor);
       if (cursor !== undefined && after === undefined) {
         throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'cursor: not a cursor from this list', { field: 'cursor' });
@@ -76,7 +81,22 @@ export const responseListRoutes: FastifyPluginAsync<AppServices> = async (app, {
       if (rest.minScore !== undefined && rest.maxScore !== undefined && rest.minScore > rest.maxScore) {
         throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'minScore: must not be above maxScore', { field: 'minScore' });
       }
+      const lone = scoreMin !== undefined ? 'scoreMin' : scoreMax !== undefined ? 'scoreMax' : scoreValue !== undefined ? 'scoreValue' : undefined;
+      if (scoreName === undefined && lone !== undefined) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `${lone}: needs scoreName`, { field: lone });
+      }
+      if (scoreMin !== undefined && scoreMax !== undefined && scoreMin > scoreMax) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'scoreMin: must not be above scoreMax', { field: 'scoreMin' });
+      }
       const filter: ResponseListFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+      if (scoreName !== undefined) {
+        filter.score = {
+          name: scoreName,
+          ...(scoreMin !== undefined ? { min: scoreMin } : {}),
+          ...(scoreMax !== undefined ? { max: scoreMax } : {}),
+          ...(scoreValue !== undefined ? { value: scoreValue } : {}),
+        };
+      }
       if (since !== undefined) filter.since = new Date(since);
       if (until !== undefined) filter.until = new Date(until);
       return listResponses(db, workspaceId, filter, after, limit);

@@ -7,6 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { listFeedback } from '../../store/feedback-queries.js';
+import { responseScores } from '../../store/score-reads.js';
 import { getResponseQuality } from '../../store/response-quality.js';
 import { getResponse } from '../../store/responses.js';
 import { authOf } from '../auth.js';
@@ -88,7 +89,7 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
   });
 
   r.get('/v1/responses/:id', {
-    schema: { summary: 'A response with its feedback, composite quality (score, conflicts) and learning signals', tags: ['responses'], params: z.object({ id: idSchema }) },
+    schema: { summary: 'A response with its feedback, composite quality (score, conflicts), learning signals and current named scores', tags: ['responses'], params: z.object({ id: idSchema }) },
     handler: async (request) => {
       const { workspaceId } = authOf(request);
       const response = await getResponse(db, workspaceId, request.params.id);
@@ -97,11 +98,19 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
           field: 'id',
         });
       }
-      const [feedback, learned] = await Promise.all([
+      const [feedback, learned, scores] = await Promise.all([
         listFeedback(db, workspaceId, { responseId: response.id }, undefined, FEEDBACK_WITH_RESPONSE),
         getResponseQuality(db, workspaceId, response),
+        responseScores(db, workspaceId, response.id),
       ]);
-      return { ...response, quality: learned.quality, learningSignals: learned.learningSignals, feedback: feedback.data, moreFeedback: feedback.nextCursor !== null };
+      return {
+        ...response,
+        quality: learned.quality,
+        learningSignals: learned.learningSignals,
+        scores,
+        feedback: feedback.data,
+        moreFeedback: feedback.nextCursor !== null,
+      };
     },
   });
 };

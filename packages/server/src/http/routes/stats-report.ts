@@ -3,7 +3,7 @@
  * `GET /api/rag/feedback/stats` (the same numbers as `FeedbackStats`). Both read the rollups and
  * today's live counters, never events (see store/stats-report.ts). Rates are percentages 0–100.
  */
-import { DAY_MS, STATS_GROUP_BY, utcDay, type StatsGroupBy } from '@feedloop/core';
+import { DAY_MS, STATS_GROUP_BY, summarizeScores, utcDay, type StatsGroupBy } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { FeedloopError } from '../../errors.js';
 import { loadStatsReport, STATS_DIMENSION_COLUMNS, statsDimensionSeen, type LiveFieldsReader } from '../../store/stats-report.js';
 import { watchWorkspaceRates } from '../../metrics.js';
 import { uncombinableFilter, workspaceRates, type StatsFilters } from '../../store/stats-sums.js';
+import { scoreSums } from '../../store/score-reads.js';
 import { authOf } from '../auth.js';
 import { heavyReadClient } from '../../db/sql-client.js';
 import type { AppServices } from '../services.js';
@@ -28,7 +29,10 @@ const rangeQuery = { from: day.optional().describe('First UTC day (default: 29 d
 
 const statsQuery = z.strictObject({
   ...rangeQuery,
-  groupBy: z.enum(STATS_GROUP_BY).optional().describe('Adds `groups`, one per day, week, agent, model, query type, variant or category'),
+  groupBy: z
+    .enum([...STATS_GROUP_BY, 'score'])
+    .optional()
+    .describe('Adds `groups`, one per day, week, agent, model, query type, variant or category; `score` adds `scores`, one per score name (not combined with filters)'),
   agent: filter.optional(),
   model: filter.optional(),
   queryType: filter.optional(),
@@ -89,7 +93,19 @@ const statsResponse = z.object({
   errorCategories: z.array(z.object({ category: z.string(), count: z.number().int(), share: z.number() })),
   trend,
   recentDrop,
-  groupBy: z.enum(STATS_GROUP_BY).nullable(),
+  groupBy: z.enum([...STATS_GROUP_BY, 'score']).nullable(),
+  scores: z
+    .array(
+      z.object({
+        name: z.string(),
+        count: z.number().int(),
+        mean: z.number().nullable(),
+        interval: z.object({ lower: z.number(), upper: z.number() }).nullable().describe('95 % interval of the mean (Student t); null under two values'),
+        categories: z.record(z.string(), z.number().int()).describe('Label (stringValue) → count, for categorical and boolean scores'),
+      }),
+    )
+    .optional()
+    .describe('With groupBy=score: per score name, the current scores that occurred in the range (docs/scores.md)'),
   groups: z.array(z.object({ key: z.string(), ...measures })),
   baseline: z.object({ source: z.enum(['default', 'workspace']), satisfactionRate: rate, minimumRated: z.number().int(), rated: z.number().int() }),
   source: z.enum(['rollup', 'cells', 'users']).describe('rollup: feedback_metrics_daily; cells: feedback_stats_cells (experimentId, variant, combined filters); users: feedback_user_stats_daily (userId)'),
@@ -174,7 +190,12 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
       const { from: qFrom, to: qTo, groupBy, ...rest } = request.query;
       const range = rangeOf({ from: qFrom, to: qTo }, new Date());
       const filters: StatsFilters = rest;
-      const grouping = (groupBy as StatsGroupBy | undefined) ?? null;
+      const byScore = groupBy === 'score';
+      const grouping = byScore ? null : ((groupBy as StatsGroupBy | undefined) ?? null);
+      const filtered = Object.entries(filters).find(([, v]) => v !== undefined)?.[0];
+      if (byScore && filtered !== undefined) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `${filtered}: cannot be combined with groupBy=score (scores are summed per workspace and range)`, { field: filtered });
+      }
       const alone = uncombinableFilter(filters, grouping);
       if (alone !== undefined) {
         const why = alone === 'category' ? 'categories belong to events, the other filters to responses' : 'a user is summed alone, not per response dimension';
@@ -186,7 +207,8 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
       // An empty answer says why when a filter names a value the workspace never saw (a typo
       // answers zeros, not silence). Checked only when nothing matched: the common case costs nothing.
       const warnings = report.events === 0 && report.responses === 0 && report.total === 0 ? await unseenFilterValues(heavy, workspaceId, filters) : [];
-      return { ...report, warnings };
+      if (!byScore) return { ...report, warnings };
+      return { ...report, groupBy: 'score' as const, scores: summarizeScores(await scoreSums(heavy, workspaceId, range.from, range.to)), warnings };
     },
   });
 
