@@ -296,3 +296,7 @@ export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './roun
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
 export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';
 export { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES, outboundMessageId, type AlertMessageData, type OutboundEventType, type OutboundMessage, type StreamSink } from './outbound-message.js';
+export { OtlpShapeError, anyValue, readOtlpTraceRequest, type OtelAttributes, type OtelRequestSpans, type OtelSpan, type OtelSpanEvent, type OtelValue } from './otel/otlp-request.js';
+export { hasLlmContent, spanContent, type SpanContent, type SpanIo } from './otel/span-content.js';
+export { jsonish, spanMessages, toMessages, type SpanMessage } from './otel/span-messages.js';
+export { toTracePiece, traceUpdatesOf, type OtelTraceBatch, type OtelTraceFields, type OtelTraceUpdate, type StoredTexts } from './otel/trace-updates.js';
