@@ -102,7 +102,8 @@ export function anyValue(value: unknown): OtelValue {
 function attributesOf(list: unknown, field: string): OtelAttributes {
   const out: OtelAttributes = {};
   for (const kv of listOf(list, field)) {
-    if (isObject(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value);
+    // `__proto__` as a key would set the object's prototype, not a property.
+    if (isObject(kv) && typeof kv.key === 'string' && kv.key !== '__proto__') out[kv.key] = anyValue(kv.value);
   }
   return out;
 }

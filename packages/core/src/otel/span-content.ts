@@ -65,7 +65,7 @@ function traceMetadata(attributes: Record<string, OtelValue>): Record<string, un
   const whole = jsonish(attributes[prefix]);
   if (isRecord(whole)) out = { ...whole };
   for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith(`${prefix}.`)) continue;
+    if (!key.startsWith(`${prefix}.`) || key === `${prefix}.__proto__`) continue;
     (out ??= {})[key.slice(prefix.length + 1)] = jsonish(value);
   }
   return out;

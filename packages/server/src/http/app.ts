@@ -13,6 +13,7 @@ import { HeavyReadGate, installHeavyReadGate } from './heavy-reads.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { installPublicLimits } from './public-limits.js';
 import { compatRoutes } from './routes/compat.js';
+import { otelRoutes } from './routes/otel.js';
 import { experimentRoutes } from './routes/experiments.js';
 import { exportRoutes } from './routes/exports.js';
 import { feedbackRoutes } from './routes/feedback.js';
@@ -117,6 +118,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(webhookRoutes, services);
   await app.register(keyRoutes, services);
   await app.register(compatRoutes, services);
+  await app.register(otelRoutes, services);
   await app.register(statsRoutes, services);
   await app.register(alertRoutes, services);
   await app.register(insightsRoutes, services);

@@ -1,0 +1,83 @@
+/**
+ * OpenTelemetry traces into responses (issue 26 §4, docs/compat.md): the spans of one OTLP request,
+ * read by core, become trace pieces written through the trace foundation
+ * (`IngestService.upsertTraces`). The HTTP route decodes the body and answers OTLP's way; this
+ * does the rest.
+ */
+import { toTracePiece, traceUpdatesOf, type OtelRequestSpans } from '@feedloop/core';
+import type { SqlClient } from '../db/sql-client.js';
+import type { Metrics } from '../metrics.js';
+import type { AuthContext } from '../store/auth-context.js';
+import { storedTraceTexts } from '../store/trace-texts.js';
+import type { IngestService } from './ingest-service.js';
+
+/** What became of a request's spans. */
+export interface OtelIngestResult {
+  /** Spans refused: without valid ids, or of a trace whose piece was refused. */
+  rejectedSpans: number;
+  /** The first few reasons, for OTLP's `partialSuccess.errorMessage`. */
+  errors: string[];
+  /** Traces written as responses. */
+  storedTraces: number;
+  /** Traces without LLM content, and their spans: counted, not kept. */
+  droppedTraces: number;
+  droppedSpans: number;
+}
+
+/** How many refusal reasons one answer names. */
+const MAX_ERRORS = 5;
+
+/**
+ * Writes the traces of one request's spans as responses; counts what it drops and refuses in
+ * `feedloop_otel_traces_total` and `feedloop_otel_spans_total`.
+ *
+ * The texts an LLM span gives when its trace's root span is not in the request are fallbacks (core's
+ * `otel/trace-updates.ts`): they are written only where the stored response has no text yet, read
+ * just before. Two requests of one trace racing may both see none; then the last written wins, as
+ * for every other field.
+ *
+ * @example
+ * const result = await ingestOtelSpans({ ingest, db, metrics }, auth, readOtlpTraceRequest(body));
+ */
+export async function ingestOtelSpans(
+  deps: { ingest: IngestService; db: SqlClient; metrics: Metrics },
+  auth: AuthContext,
+  request: OtelRequestSpans,
+): Promise<OtelIngestResult> {
+  const batch = traceUpdatesOf(request.spans);
+  const spansOf = new Map<string, number>();
+  for (const span of request.spans) spansOf.set(span.traceId, (spansOf.get(span.traceId) ?? 0) + 1);
+  const withFallback = batch.updates.filter((u) => u.fallback.query !== undefined || u.fallback.answer !== undefined).map((u) => u.traceId);
+  const stored = await storedTraceTexts(deps.db, auth.workspaceId, withFallback);
+  const pieces = batch.updates.map((u) => toTracePiece(u, stored.get(u.traceId)));
+  const outcomes = pieces.length === 0 ? [] : await deps.ingest.upsertTraces(auth, pieces);
+  const result: OtelIngestResult = {
+    rejectedSpans: request.rejectedSpans,
+    errors: [...request.errors],
+    storedTraces: 0,
+    droppedTraces: batch.droppedTraces,
+    droppedSpans: batch.droppedSpans,
+  };
+  let rejectedTraces = 0;
+  outcomes.forEach((outcome, i) => {
+    const traceId = batch.updates[i]?.traceId ?? '';
+    if (outcome.status !== 'rejected') {
+      result.storedTraces += 1;
+      return;
+    }
+    rejectedTraces += 1;
+    result.rejectedSpans += spansOf.get(traceId) ?? 0;
+    if (result.errors.length < MAX_ERRORS) {
+      const field = outcome.error.field === undefined ? '' : ` (${outcome.error.field})`;
+      result.errors.push(`trace ${traceId}: ${outcome.error.code}${field}: ${outcome.error.message}`);
+    }
+  });
+  const { otelTraces, otelSpans } = deps.metrics;
+  otelTraces.inc({ outcome: 'stored' }, result.storedTraces);
+  otelTraces.inc({ outcome: 'dropped' }, result.droppedTraces);
+  otelTraces.inc({ outcome: 'rejected' }, rejectedTraces);
+  otelSpans.inc({ outcome: 'stored' }, request.spans.length - result.droppedSpans - (result.rejectedSpans - request.rejectedSpans));
+  otelSpans.inc({ outcome: 'dropped' }, result.droppedSpans);
+  otelSpans.inc({ outcome: 'rejected' }, result.rejectedSpans);
+  return result;
+}
