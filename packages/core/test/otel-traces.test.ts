@@ -8,6 +8,7 @@ import {
   toTracePiece,
   traceUpdatesOf,
   type OtelSpan,
+  type OtelSpanEvent,
 } from '../src/index.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -112,7 +113,7 @@ describe('spanMessages', () => {
   });
 
   it('reads gen_ai.*.message and gen_ai.choice events', () => {
-    const events = [
+    const events: OtelSpanEvent[] = [
       { name: 'gen_ai.system.message', attributes: { content: 'sys' } },
       { name: 'gen_ai.user.message', attributes: { 'gen_ai.event.content': JSON.stringify({ content: 'question' }) } },
       { name: 'gen_ai.choice', attributes: { message: JSON.stringify({ role: 'assistant', content: 'answer' }) } },

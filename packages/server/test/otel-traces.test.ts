@@ -222,7 +222,7 @@ for (const backend of BACKENDS) {
       });
       const Req = v1.ExportTraceServiceRequest!;
       const body = Buffer.from(Req.encode(Req.fromObject(request('has a space'))).finish());
-      const res = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { ...t.auth, 'content-type': 'application/x-protobuf' }, body });
+      const res = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { ...t.auth, 'content-type': 'application/x-protobuf' }, body: new Uint8Array(body) });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/application\/x-protobuf/);
       const answer = v1.ExportTraceServiceResponse!.toObject(v1.ExportTraceServiceResponse!.decode(new Uint8Array(await res.arrayBuffer()))) as {
@@ -242,7 +242,8 @@ for (const backend of BACKENDS) {
     });
 
     it('answers 400 for an undecodable body, 413 for an oversized one, 401 without a key, in the OTLP shape', async () => {
-      const post = (body: Buffer | string, headers: Record<string, string>) => fetch(`${base}/v1/traces`, { method: 'POST', headers: { ...t.auth, ...headers }, body });
+      const post = (body: Buffer | string, headers: Record<string, string>) =>
+        fetch(`${base}/v1/traces`, { method: 'POST', headers: { ...t.auth, ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) });
       const badJson = await post('{"resourceSpans": [', { 'content-type': 'application/json' });
       expect(badJson.status).toBe(400);
       expect(await badJson.json()).toMatchObject({ code: 3, error: { code: 'FEEDLOOP_ERR_OTLP_UNDECODABLE' } });
