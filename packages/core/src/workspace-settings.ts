@@ -67,6 +67,10 @@ const fields = {
     .describe('Share of implicit signals processed; the others are acknowledged as sampled and not stored'),
   trainingBatchThresholds: z.partialRecord(z.enum(TRAINING_BATCH_KIND_NAMES), z.number().int().min(1).max(MAX_TRAINING_BATCH_THRESHOLD))
     .describe('Unused examples of a kind that make a training batch, per kind; kinds left out take FEEDLOOP_TRAINING_BATCH_THRESHOLD (50)'),
+  compat: z.strictObject({
+    unknownTraces: z.enum(['create', 'reject']).default('create')
+      .describe('A score or feedback naming a trace not seen yet: create its response bare (completed when the trace arrives) or refuse it (404 in the protocol\'s answer)'),
+  }).describe('The tracing drop-ins (Langfuse, LangSmith, OpenTelemetry; docs/compat.md)'),
 };
 
 /** Whether a string compiles as a JavaScript regular expression (the redactor's custom patterns). */
@@ -99,6 +103,7 @@ export const workspaceSettingsSchema = z.strictObject({
   maxEvents: fields.maxEvents.default(null),
   implicitSampleRate: fields.implicitSampleRate.default(1),
   trainingBatchThresholds: fields.trainingBatchThresholds.default({}),
+  compat: fields.compat.prefault({}),
 });
 
 /**
@@ -125,6 +130,7 @@ export const workspaceSettingsPatchSchema = z.strictObject({
   maxEvents: fields.maxEvents.optional(),
   implicitSampleRate: fields.implicitSampleRate.optional(),
   trainingBatchThresholds: fields.trainingBatchThresholds.optional(),
+  compat: fields.compat.optional(),
 });
 
 /** Settings as stored or sent: each field may be absent. */

@@ -43,6 +43,15 @@ describe('trace updates', () => {
     expect(mergeTraceUpdates(a, b)).toEqual({ id: 't1', query: 'q', answer: 'x', model: 'm2', metadata: { a: 1, b: 2 }, createdAt: '2026-01-01T00:00:00Z' });
   });
 
+  it('fold two fill-only pieces keeping the earlier values', () => {
+    expect(mergeTraceUpdates({ id: 't', model: 'a', fillOnly: true }, { id: 't', model: 'b', answer: 'x', fillOnly: true })).toEqual({
+      id: 't',
+      model: 'a',
+      answer: 'x',
+      fillOnly: true,
+    });
+  });
+
   it('refuse a bad id or an unknown field, naming it', () => {
     const bad = traceUpdateSchema.safeParse({ id: 'has space' });
     expect(bad.success).toBe(false);

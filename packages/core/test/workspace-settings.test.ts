@@ -20,6 +20,7 @@ const DEFAULTS = {
   maxEvents: null,
   implicitSampleRate: 1,
   trainingBatchThresholds: {},
+  compat: { unknownTraces: 'create' },
 };
 
 describe('workspace settings', () => {

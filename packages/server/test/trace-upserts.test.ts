@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceUpdate } from '@feedloop/core';
 import { authContextOfKey, type AuthContext } from '../src/store/auth-context.js';
+import { missingResponseIds } from '../src/store/trace-upserts.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 interface Row {
@@ -100,6 +101,29 @@ for (const backend of BACKENDS) {
       const dirty = await t.db.query('SELECT 1 FROM score_dirty WHERE workspace_id = $1 AND response_id = $2', [t.workspaceId, 'tr-exp']);
       expect(dirty).toHaveLength(1);
       expect(await row('tr-exp')).toMatchObject({ experiment_id: 'exp-1', variant: 'B' });
+    });
+
+    it("lets fill-only pieces (a generation) fill blanks only, whatever the order of arrival", async () => {
+      // The generation first: it fills the blank response; the trace's own fields then replace them.
+      await upsert([{ id: 'tr-gen', query: 'gen input', answer: 'gen output', model: 'm-1', metadata: { k: 'gen' }, fillOnly: true }]);
+      expect(await row('tr-gen')).toMatchObject({ query: 'gen input', answer: 'gen output', model: 'm-1', bare: false });
+      await upsert([{ id: 'tr-gen', query: 'trace input', metadata: { k: 'trace' } }]);
+      // A later generation changes nothing the response has.
+      await upsert([{ id: 'tr-gen', query: 'other', answer: 'other', model: 'm-2', metadata: { k: 'gen2', extra: 1 }, fillOnly: true }]);
+      expect(await row('tr-gen')).toMatchObject({ query: 'trace input', answer: 'gen output', model: 'm-1', metadata: { k: 'trace', extra: 1 } });
+      // In one batch, normal pieces win over fill-only ones in any order.
+      const outcomes = await upsert([
+        { id: 'tr-mix', answer: 'weak', model: 'm-w', fillOnly: true },
+        { id: 'tr-mix', query: 'q', answer: 'strong' },
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['created', 'updated']);
+      expect(await row('tr-mix')).toMatchObject({ query: 'q', answer: 'strong', model: 'm-w' });
+    });
+
+    it('tells which trace ids name no response yet', async () => {
+      await upsert([{ id: 'tr-known' }]);
+      expect(await missingResponseIds(t.db, t.workspaceId, ['tr-known', 'tr-unknown', 'tr-unknown'])).toEqual(new Set(['tr-unknown']));
+      expect(await missingResponseIds(t.db, t.workspaceId, [])).toEqual(new Set());
     });
 
     it('applies the workspace privacy settings to the texts a piece gives', async () => {

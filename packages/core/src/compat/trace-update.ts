@@ -21,6 +21,10 @@ const text = z.string().max(LIMITS.textMaxLength);
  * metadata under those keys (feedloop has no columns for them). `createdAt` counts only when the
  * update creates the response: a response's creation time never moves (its day's rollups and its
  * place in the list depend on it). An empty `query` or `answer` counts as absent.
+ *
+ * `fillOnly: true` marks a weaker piece (a generation, a child run, an LLM span): it fills only
+ * the fields the response has no value for yet (an empty query or answer, a null model, a
+ * metadata key not present), so the trace's own fields win whatever the order of arrival.
  */
 export const traceUpdateSchema = z.strictObject({
   id: idSchema.describe('The trace id, which becomes the response id'),
@@ -37,6 +41,7 @@ export const traceUpdateSchema = z.strictObject({
   version: label.optional(),
   environment: label.optional(),
   createdAt: timestampSchema.optional(),
+  fillOnly: z.boolean().optional().describe('Only fill fields the response has no value for yet'),
 });
 
 /** One piece of a trace, validated (see {@link traceUpdateSchema}). */
@@ -45,25 +50,33 @@ export type TraceUpdate = z.output<typeof traceUpdateSchema>;
 /** The keys of a response's metadata that hold a trace's own fields. */
 export const TRACE_METADATA_KEYS = ['tags', 'release', 'version', 'environment'] as const;
 
+/** `top`'s given fields over `base`'s, metadata merged key by key (`top` winning). */
+function overlay(base: TraceUpdate, top: TraceUpdate): TraceUpdate {
+  const merged: TraceUpdate = { ...base };
+  for (const [k, v] of Object.entries(top) as Array<[keyof TraceUpdate, unknown]>) {
+    if (v === undefined || k === 'metadata' || k === 'createdAt' || k === 'fillOnly') continue;
+    if ((k === 'query' || k === 'answer') && v === '') continue;
+    (merged as Record<string, unknown>)[k] = v;
+  }
+  if (top.metadata !== undefined) merged.metadata = { ...base.metadata, ...top.metadata };
+  return merged;
+}
+
 /**
- * Folds the pieces of one trace, in arrival order, into one: later fields win, metadata merges
- * key by key. The writer folds a batch's pieces of the same id with it, so one statement writes
- * each response once.
+ * Folds two pieces of one trace, in arrival order, into one: later fields win, metadata merges
+ * key by key, the first `createdAt` stays. Two fill-only pieces fold the other way round (the
+ * earlier value stays, as it would in the database); a fill-only piece folded with a normal one
+ * gives a normal piece, so the writer folds the two kinds apart.
  *
  * @example
  * mergeTraceUpdates({ id: 't', query: 'q', metadata: { a: 1 } }, { id: 't', answer: 'x', metadata: { b: 2 } })
  * // { id: 't', query: 'q', answer: 'x', metadata: { a: 1, b: 2 } }
  */
 export function mergeTraceUpdates(earlier: TraceUpdate, later: TraceUpdate): TraceUpdate {
-  const merged: TraceUpdate = { ...earlier };
-  for (const [k, v] of Object.entries(later) as Array<[keyof TraceUpdate, unknown]>) {
-    if (v === undefined || k === 'metadata' || k === 'createdAt') continue;
-    if ((k === 'query' || k === 'answer') && v === '') continue;
-    (merged as Record<string, unknown>)[k] = v;
-  }
-  if (later.metadata !== undefined) merged.metadata = { ...earlier.metadata, ...later.metadata };
-  if (merged.createdAt === undefined && later.createdAt !== undefined) merged.createdAt = later.createdAt;
-  return merged;
+  const weak = earlier.fillOnly === true && later.fillOnly === true;
+  const { fillOnly: _a, createdAt: _b, ...merged } = weak ? overlay(later, earlier) : overlay(earlier, later);
+  const createdAt = earlier.createdAt ?? later.createdAt;
+  return { ...merged, ...(createdAt === undefined ? {} : { createdAt }), ...(weak ? { fillOnly: true } : {}) };
 }
 
 /**
