@@ -299,4 +299,4 @@ export { ALERT_EVENT_TYPES, OUTBOUND_EVENT_TYPES, outboundMessageId, type AlertM
 export { OtlpShapeError, anyValue, readOtlpTraceRequest, type OtelAttributes, type OtelRequestSpans, type OtelSpan, type OtelSpanEvent, type OtelValue } from './otel/otlp-request.js';
 export { hasLlmContent, spanContent, type SpanContent, type SpanIo } from './otel/span-content.js';
 export { jsonish, spanMessages, toMessages, type SpanMessage } from './otel/span-messages.js';
-export { toTracePiece, traceUpdatesOf, type OtelTraceBatch, type OtelTraceFields, type OtelTraceUpdate, type StoredTexts } from './otel/trace-updates.js';
+export { toTracePieces, traceUpdatesOf, type OtelTraceBatch, type OtelTraceFields, type OtelTraceUpdate } from './otel/trace-updates.js';

@@ -5,7 +5,7 @@ import {
   readOtlpTraceRequest,
   spanContent,
   spanMessages,
-  toTracePiece,
+  toTracePieces,
   traceUpdatesOf,
   type OtelSpan,
   type OtelSpanEvent,
@@ -175,36 +175,37 @@ describe('traceUpdatesOf', () => {
     const { updates, droppedTraces } = traceUpdatesOf([llm, root]);
     expect(droppedTraces).toBe(0);
     expect(updates).toHaveLength(1);
-    expect(toTracePiece(updates[0]!)).toEqual({
-      id: TRACE,
-      query: 'What is 2+2?',
-      answer: 'Four.',
-      model: 'gpt-4o-mini',
-      userId: 'u-7',
-      createdAt: new Date(1_000).toISOString(),
-    });
+    expect(toTracePieces(updates[0]!)).toEqual([
+      {
+        id: TRACE,
+        query: 'What is 2+2?',
+        answer: 'Four.',
+        model: 'gpt-4o-mini',
+        userId: 'u-7',
+        createdAt: new Date(1_000).toISOString(),
+      },
+    ]);
   });
 
   it('without the root in the request, gives the LLM texts as fallbacks only', () => {
     const [update] = traceUpdatesOf([llm]).updates;
     expect(update!.fields.query).toBeUndefined();
-    expect(toTracePiece(update!)).toMatchObject({ query: 'compute 2+2', answer: '4', model: 'gpt-4o-mini' });
-    const piece = toTracePiece(update!, { query: true, answer: true });
-    expect(piece.query).toBeUndefined();
-    expect(piece.answer).toBeUndefined();
-    expect(piece.model).toBe('gpt-4o-mini');
+    const [piece, fill] = toTracePieces(update!);
+    expect(piece).toEqual({ id: TRACE, model: 'gpt-4o-mini', createdAt: new Date(2_000).toISOString() });
+    expect(fill).toEqual({ id: TRACE, query: 'compute 2+2', answer: '4', fillOnly: true });
   });
 
   it('with a root that has no texts, takes the first call question and the last call answer', () => {
     const bare = span({ spanId: ROOT, startTimeMs: 0, endTimeMs: 10 });
     const second = span({ spanId: 'aaaaaaaaaaaaaaaa', parentSpanId: ROOT, startTimeMs: 4_000, endTimeMs: 6_000, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.prompt.0.role': 'user', 'gen_ai.prompt.0.content': 'tool said 4', 'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.content': 'It is 4.' } });
-    const piece = toTracePiece(traceUpdatesOf([second, bare, llm]).updates[0]!, { query: true, answer: true });
-    expect(piece).toMatchObject({ query: 'compute 2+2', answer: 'It is 4.' });
+    const pieces = toTracePieces(traceUpdatesOf([second, bare, llm]).updates[0]!);
+    expect(pieces).toHaveLength(1);
+    expect(pieces[0]).toMatchObject({ query: 'compute 2+2', answer: 'It is 4.' });
   });
 
   it('lets langfuse.trace.input/output win over the root span', () => {
     const lf = span({ spanId: 'cccccccccccccccc', parentSpanId: ROOT, startTimeMs: 1_500, endTimeMs: 1_600, attributes: { 'langfuse.trace.input': 'trace question', 'langfuse.trace.output': 'trace answer' } });
-    expect(toTracePiece(traceUpdatesOf([root, lf, llm]).updates[0]!)).toMatchObject({ query: 'trace question', answer: 'trace answer' });
+    expect(toTracePieces(traceUpdatesOf([root, lf, llm]).updates[0]!)[0]).toMatchObject({ query: 'trace question', answer: 'trace answer' });
   });
 
   it('drops and counts traces without LLM content', () => {
@@ -217,6 +218,6 @@ describe('traceUpdatesOf', () => {
 
   it('maps metadata experimentId and variant to the experiment fields', () => {
     const s = span({ spanId: ROOT, attributes: { 'input.value': 'q', 'langfuse.trace.metadata.experimentId': 'exp-1', 'langfuse.trace.metadata.variant': 'b' } });
-    expect(toTracePiece(traceUpdatesOf([s]).updates[0]!)).toMatchObject({ experimentId: 'exp-1', variant: 'b', metadata: { experimentId: 'exp-1', variant: 'b' } });
+    expect(toTracePieces(traceUpdatesOf([s]).updates[0]!)[0]).toMatchObject({ experimentId: 'exp-1', variant: 'b', metadata: { experimentId: 'exp-1', variant: 'b' } });
   });
 });

@@ -10,8 +10,8 @@
  *   the user, session, metadata and tags. A later request's value replaces an earlier one.
  * - `fallback` holds what an LLM span says about the query and answer when this request has no
  *   root span of the trace: the root (the application's view of the question and the answer) may
- *   already be stored, or come later, and must win. The store sets a fallback field only where the
- *   response has no value yet.
+ *   already be stored, or come later, and must win. It is written as a fill-only piece (the trace
+ *   foundation's `fillOnly`): it sets a field only where the response has no value yet.
  *
  * @module
  */
@@ -139,32 +139,25 @@ export function traceUpdatesOf(spans: readonly OtelSpan[]): OtelTraceBatch {
   return batch;
 }
 
-/** Which texts the stored response of a trace has already (none when it is not stored). */
-export interface StoredTexts {
-  query: boolean;
-  answer: boolean;
-}
-
 const ioValue = (io: SpanIo): unknown => ('messages' in io ? io.messages : io.value);
 
 const stringOf = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
 
 /**
- * An OTLP trace's update as the trace foundation's piece (`TraceUpdate`, still to be validated):
- * the texts by core's `inputText`/`outputText`, the fallback texts only where `stored` says the
- * response has none, and `experimentId`/`variant` taken from the metadata as Langfuse's mapping
- * does.
+ * An OTLP trace's update as the trace foundation's pieces (`TraceUpdate`s, still to be
+ * validated): the authoritative fields as a normal piece, the fallback texts as a `fillOnly` one
+ * (it fills only what the response has no value for, whatever came first). Texts by core's
+ * `inputText`/`outputText`; `experimentId`/`variant` taken from the metadata, as Langfuse's
+ * mapping does.
  *
  * @example
- * toTracePiece(update, { query: true, answer: false }) // the fallback answer is kept, the fallback query is not
+ * toTracePieces(update) // [{ id, model: 'gpt-4o', … }, { id, query: 'Hi?', answer: 'Hello', fillOnly: true }]
  */
-export function toTracePiece(update: OtelTraceUpdate, stored: StoredTexts = { query: false, answer: false }): TraceUpdate {
+export function toTracePieces(update: OtelTraceUpdate): TraceUpdate[] {
   const { fields, fallback } = update;
   const piece: TraceUpdate = { id: update.traceId };
-  const query = fields.query ?? (stored.query ? undefined : fallback.query);
-  const answer = fields.answer ?? (stored.answer ? undefined : fallback.answer);
-  const queryText = query ? inputText(ioValue(query)) : undefined;
-  const answerText = answer ? outputText(ioValue(answer)) : undefined;
+  const queryText = fields.query ? inputText(ioValue(fields.query)) : undefined;
+  const answerText = fields.answer ? outputText(ioValue(fields.answer)) : undefined;
   if (queryText) piece.query = queryText;
   if (answerText) piece.answer = answerText;
   for (const key of ['model', 'userId', 'sessionId', 'release', 'version', 'environment'] as const) {
@@ -180,5 +173,10 @@ export function toTracePiece(update: OtelTraceUpdate, stored: StoredTexts = { qu
     if (variant !== undefined) piece.variant = variant;
   }
   if (fields.createdAt !== undefined) piece.createdAt = new Date(fields.createdAt).toISOString();
-  return piece;
+  const fill: TraceUpdate = { id: update.traceId, fillOnly: true };
+  const fillQuery = fallback.query ? inputText(ioValue(fallback.query)) : undefined;
+  const fillAnswer = fallback.answer ? outputText(ioValue(fallback.answer)) : undefined;
+  if (fillQuery) fill.query = fillQuery;
+  if (fillAnswer) fill.answer = fillAnswer;
+  return fill.query === undefined && fill.answer === undefined ? [piece] : [piece, fill];
 }

@@ -4,11 +4,9 @@
  * (`IngestService.upsertTraces`). The HTTP route decodes the body and answers OTLP's way; this
  * does the rest.
  */
-import { toTracePiece, traceUpdatesOf, type OtelRequestSpans } from '@feedloop/core';
-import type { SqlClient } from '../db/sql-client.js';
+import { toTracePieces, traceUpdatesOf, type ErrorBody, type OtelRequestSpans } from '@feedloop/core';
 import type { Metrics } from '../metrics.js';
 import type { AuthContext } from '../store/auth-context.js';
-import { storedTraceTexts } from '../store/trace-texts.js';
 import type { IngestService } from './ingest-service.js';
 
 /** What became of a request's spans. */
@@ -31,26 +29,29 @@ const MAX_ERRORS = 5;
  * Writes the traces of one request's spans as responses; counts what it drops and refuses in
  * `feedloop_otel_traces_total` and `feedloop_otel_spans_total`.
  *
- * The texts an LLM span gives when its trace's root span is not in the request are fallbacks (core's
- * `otel/trace-updates.ts`): they are written only where the stored response has no text yet, read
- * just before. Two requests of one trace racing may both see none; then the last written wins, as
- * for every other field.
+ * The texts an LLM span gives when its trace's root span is not in the request go as a fill-only
+ * piece (core's `otel/trace-updates.ts`): they fill only what the stored response has no text for.
+ * A trace is refused, all its spans counted as rejected, when any of its pieces is.
  *
  * @example
- * const result = await ingestOtelSpans({ ingest, db, metrics }, auth, readOtlpTraceRequest(body));
+ * const result = await ingestOtelSpans({ ingest, metrics }, auth, readOtlpTraceRequest(body));
  */
 export async function ingestOtelSpans(
-  deps: { ingest: IngestService; db: SqlClient; metrics: Metrics },
+  deps: { ingest: IngestService; metrics: Metrics },
   auth: AuthContext,
   request: OtelRequestSpans,
 ): Promise<OtelIngestResult> {
   const batch = traceUpdatesOf(request.spans);
   const spansOf = new Map<string, number>();
   for (const span of request.spans) spansOf.set(span.traceId, (spansOf.get(span.traceId) ?? 0) + 1);
-  const withFallback = batch.updates.filter((u) => u.fallback.query !== undefined || u.fallback.answer !== undefined).map((u) => u.traceId);
-  const stored = await storedTraceTexts(deps.db, auth.workspaceId, withFallback);
-  const pieces = batch.updates.map((u) => toTracePiece(u, stored.get(u.traceId)));
+  const pieces = batch.updates.flatMap((u) => toTracePieces(u));
   const outcomes = pieces.length === 0 ? [] : await deps.ingest.upsertTraces(auth, pieces);
+  // A trace's first refusal, by trace id (its pieces are consecutive, but one refusal is enough).
+  const refused = new Map<string, ErrorBody>();
+  outcomes.forEach((o, i) => {
+    const id = pieces[i]?.id ?? '';
+    if (o.status === 'rejected' && !refused.has(id)) refused.set(id, o.error);
+  });
   const result: OtelIngestResult = {
     rejectedSpans: request.rejectedSpans,
     errors: [...request.errors],
@@ -59,19 +60,19 @@ export async function ingestOtelSpans(
     droppedSpans: batch.droppedSpans,
   };
   let rejectedTraces = 0;
-  outcomes.forEach((outcome, i) => {
-    const traceId = batch.updates[i]?.traceId ?? '';
-    if (outcome.status !== 'rejected') {
+  for (const { traceId } of batch.updates) {
+    const error = refused.get(traceId);
+    if (error === undefined) {
       result.storedTraces += 1;
-      return;
+      continue;
     }
     rejectedTraces += 1;
     result.rejectedSpans += spansOf.get(traceId) ?? 0;
     if (result.errors.length < MAX_ERRORS) {
-      const field = outcome.error.field === undefined ? '' : ` (${outcome.error.field})`;
-      result.errors.push(`trace ${traceId}: ${outcome.error.code}${field}: ${outcome.error.message}`);
+      const field = error.field === undefined ? '' : ` (${error.field})`;
+      result.errors.push(`trace ${traceId}: ${error.code}${field}: ${error.message}`);
     }
-  });
+  }
   const { otelTraces, otelSpans } = deps.metrics;
   otelTraces.inc({ outcome: 'stored' }, result.storedTraces);
   otelTraces.inc({ outcome: 'dropped' }, result.droppedTraces);
