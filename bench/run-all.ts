@@ -4,7 +4,7 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
+ * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights otel dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
  * `stats` loads BENCH_STATS_EVENTS events (default 10,000,000; set it lower for a quick run).
  * `insights` seeds BENCH_INSIGHTS_EVENTS events in one workspace (default 200,000; 10,000,000 for the docs' big figure).
  * `dashboard` seeds BENCH_DASHBOARD_EVENTS events (default 1,000,000; the issue's figure is 10,000,000) and needs /usr/bin/chromium.
@@ -26,6 +26,7 @@ import { runIngestBatchBench } from './ingest-batch.bench.js';
 import { runIngestDurableBench } from './ingest-durable.bench.js';
 import { runIngestSingleBench } from './ingest-single.bench.js';
 import { runInsightsBench } from './insights.bench.js';
+import { runOtelTracesBench } from './otel-traces.bench.js';
 import { runPipelineBench } from './pipeline.bench.js';
 import { runStatsBench } from './stats.bench.js';
 
@@ -44,6 +45,7 @@ const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResul
   { key: 'export', title: 'training-data export of 1 M events (Postgres) vs a raw COPY of the events; rows/s and RSS', run: runExportBench },
   { key: 'training-batches', title: 'a training batch of 10,000 events of each kind (Postgres) vs a raw COPY of 10,000 events', run: runTrainingBatchBench },
   { key: 'insights', title: 'GET /v1/insights on one workspace of BENCH_INSIGHTS_EVENTS events (Postgres) vs its bare bounded read', run: runInsightsBench },
+  { key: 'otel', title: 'OpenTelemetry traces through POST /v1/traces (protobuf, 200 spans a request) vs POST /v1/feedback/batch ×1,000 on the same server (Postgres)', run: runOtelTracesBench },
   { key: 'dashboard', title: 'every dashboard page in Chromium (1280 and 390 px) on a workspace of BENCH_DASHBOARD_EVENTS events vs an empty workspace', run: runDashboardLoadBench },
 ];
 
