@@ -39,7 +39,7 @@ for (const backend of BACKENDS) {
     };
 
     beforeAll(async () => {
-      t = await startTestApp(await backend.open(), { FEEDLOOP_BODY_LIMIT_BYTES: '65536' });
+      t = await startTestApp(await backend.open(), { FEEDLOOP_BATCH_BODY_LIMIT_BYTES: '65536' });
       base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     });
     afterAll(async () => {
@@ -275,6 +275,39 @@ for (const backend of BACKENDS) {
       expect(await noKey.json()).toMatchObject({ code: 16, error: { code: 'FEEDLOOP_ERR_AUTH_MISSING_KEY' } });
       const publicKey = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { authorization: `Bearer ${t.publicKey}`, 'content-type': 'application/json' }, body: '{}' });
       expect(publicKey.status).toBe(403);
+    });
+
+    it('answers 429 with Retry-After past the exports in flight, and the exporters retry until stored', async () => {
+      const busy = await startTestApp(await backend.open(), { FEEDLOOP_OTLP_MAX_IN_FLIGHT: '1' });
+      try {
+        const busyBase = await busy.app.listen({ port: 0, host: '127.0.0.1' });
+        const tracers = Array.from({ length: 4 }, () => exportingTracer({ url: `${busyBase}/v1/traces`, encoding: 'protobuf', headers: busy.auth }));
+        const ids: string[] = [];
+        for (const [i, otel] of tracers.entries()) {
+          for (let n = 0; n < 50; n++) {
+            const span = startSpan(otel.tracer, 'chat', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm', 'input.value': `q ${i}-${n}`, 'output.value': `a ${i}-${n}` });
+            span.end();
+            ids.push(span.spanContext().traceId);
+          }
+        }
+        await Promise.all(tracers.map((o) => o.flush()));
+        await Promise.all(tracers.map((o) => o.shutdown()));
+        const requests = await busy.services.metrics.httpRequests.get();
+        const refused = requests.values.filter((v) => v.labels.route === '/v1/traces' && v.labels.status === '429').reduce((n, v) => n + v.value, 0);
+        expect(refused).toBeGreaterThan(0);
+        expect(tracers.flatMap((o) => o.results.map((r) => r.code))).toEqual([0, 0, 0, 0]);
+        const [stored] = await busy.db.query<{ n: number }>('SELECT count(*)::int AS n FROM responses WHERE workspace_id = $1 AND id = ANY($2::text[])', [busy.workspaceId, ids]);
+        expect(stored?.n).toBe(200);
+        // The answer itself, for a client that reads it.
+        const body = JSON.stringify({ resourceSpans: [] });
+        const answers = await Promise.all(Array.from({ length: 8 }, () => busy.app.inject({ method: 'POST', url: '/v1/traces', headers: { ...busy.auth, 'content-type': 'application/json' }, payload: body })));
+        for (const a of answers.filter((x) => x.statusCode === 429)) {
+          expect(a.headers['retry-after']).toBe('1');
+          expect(a.json()).toMatchObject({ code: 8, error: { code: 'FEEDLOOP_ERR_RATE_LIMITED' } });
+        }
+      } finally {
+        await busy.close();
+      }
     });
 
     it('keeps workspaces apart: a trace is stored in the key workspace only', async () => {

@@ -25,6 +25,8 @@ export const OTLP_TRACE_PATHS = ['/v1/traces', '/api/public/otel/v1/traces'] as 
 const PROTOBUF = 'application/x-protobuf';
 /** What an exporter is told to wait before retrying a 503 that names no time of its own. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
+/** What an exporter refused for too many exports in flight is told to wait. */
+const BUSY_RETRY_SECONDS = 1;
 
 /** The request's encoding, by its Content-Type; JSON unless it says protobuf. */
 function encodingOf(request: FastifyRequest): OtlpEncoding {
@@ -78,6 +80,9 @@ function sendOtlpError(err: unknown, request: FastifyRequest, reply: FastifyRepl
 
 /** The OTLP trace routes. Encapsulated: their body parsers and error answers are theirs only. */
 export const otelRoutes: FastifyPluginAsync<AppServices> = async (app, services) => {
+  // Exporters retry a 429 after Retry-After: a burst of them waits its turn instead of piling up
+  // in the trace committer's queue (and in memory).
+  let inFlight = 0;
   // Both encodings reach the handler as bytes, so an undecodable body is answered OTLP's way.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(['application/json', PROTOBUF], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -97,6 +102,8 @@ export const otelRoutes: FastifyPluginAsync<AppServices> = async (app, services)
       {
         // Each trace is judged alone (its piece validated by the trace foundation), not the body whole.
         config: { itemsJudgedAlone: true },
+        // An exporter's batch (512 spans by default) with prompts in it outgrows the single-item limit.
+        bodyLimit: services.config.batchBodyLimitBytes,
         schema: {
           tags: ['compatibility'],
           summary:
@@ -106,19 +113,34 @@ export const otelRoutes: FastifyPluginAsync<AppServices> = async (app, services)
         },
       },
       async (request, reply) => {
-        const encoding = encodingOf(request);
-        let spans;
-        try {
-          spans = readOtlpTraceRequest(decodeBody(encoding, request.body));
-        } catch (err) {
-          if (!(err instanceof OtlpShapeError)) throw err;
-          throw new FeedloopError('FEEDLOOP_ERR_OTLP_UNDECODABLE', `the body is no ExportTraceServiceRequest: ${err.message}`, { cause: err });
+        if (inFlight >= services.config.otlpMaxInFlight) {
+          throw new FeedloopError('FEEDLOOP_ERR_RATE_LIMITED', `this server works on ${services.config.otlpMaxInFlight} OTLP exports at once; retry`, {
+            retryAfterSeconds: BUSY_RETRY_SECONDS,
+          });
         }
-        const result = await ingestOtelSpans(services, authOf(request), spans);
-        const partial = result.rejectedSpans > 0 ? { rejectedSpans: result.rejectedSpans, errorMessage: result.errors.join('; ') } : undefined;
-        const body = exportResponse(encoding, partial);
-        return reply.type(encoding === 'protobuf' ? PROTOBUF : 'application/json').send(body);
+        inFlight += 1;
+        try {
+          return await exportTraces(request, reply);
+        } finally {
+          inFlight -= 1;
+        }
       },
     );
+  }
+
+  /** One export: decoded, written, answered. */
+  async function exportTraces(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const encoding = encodingOf(request);
+    let spans;
+    try {
+      spans = readOtlpTraceRequest(decodeBody(encoding, request.body));
+    } catch (err) {
+      if (!(err instanceof OtlpShapeError)) throw err;
+      throw new FeedloopError('FEEDLOOP_ERR_OTLP_UNDECODABLE', `the body is no ExportTraceServiceRequest: ${err.message}`, { cause: err });
+    }
+    const result = await ingestOtelSpans(services, authOf(request), spans);
+    const partial = result.rejectedSpans > 0 ? { rejectedSpans: result.rejectedSpans, errorMessage: result.errors.join('; ') } : undefined;
+    const body = exportResponse(encoding, partial);
+    return reply.type(encoding === 'protobuf' ? PROTOBUF : 'application/json').send(body);
   }
 };
