@@ -20,7 +20,7 @@ import { decodeTraceRequest, exportResponse, grpcCode, statusBody, type OtlpEnco
 import type { AppServices } from '../services.js';
 
 /** The two paths: OTLP/HTTP's own, and Langfuse's OTLP endpoint. */
-export const OTLP_TRACE_PATHS = ['/v1/traces', '/api/public/otel/v1/traces'] as const;
+const OTLP_TRACE_PATHS = ['/v1/traces', '/api/public/otel/v1/traces'] as const;
 
 const PROTOBUF = 'application/x-protobuf';
 /** What an exporter is told to wait before retrying a 503 that names no time of its own. */
