@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_TOKEN_EXPIRED: { status: 401, description: 'The feedback token is past its expiry; ask the application for a new one' },
   FEEDLOOP_ERR_TOKEN_INVALID: { status: 401, description: 'The feedback token is malformed, tampered with, or its workspace secret was rotated' },
   FEEDLOOP_ERR_TOKEN_SCOPE: { status: 403, description: 'The feedback is outside the token scope: another response, event type or user' },
+  FEEDLOOP_ERR_COMPAT_UNSUPPORTED: { status: 422, description: 'A drop-in protocol\'s feature feedloop does not support, e.g. a Langfuse score on a dataset run (docs/compat.md)' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

@@ -16,6 +16,23 @@ export {
 } from './compat/rlhf-event.js';
 export { TRACE_METADATA_KEYS, mergeTraceUpdates, traceUpdateSchema, validateTraceUpdate, type TraceUpdate } from './compat/trace-update.js';
 export { compactJson, contentText, inputText, outputText } from './compat/trace-text.js';
+export {
+  LANGFUSE_EVENT_TYPES,
+  LANGFUSE_SCORE_TYPES,
+  SESSION_RESPONSE_PREFIX,
+  langfuseBatchSchema,
+  langfuseEnvelopeSchema,
+  langfuseEventOrder,
+  langfuseScoreSchema,
+  langfuseScoreView,
+  langfuseTracePiece,
+  mapLangfuseScore,
+  type LangfuseEnvelope,
+  type LangfuseEventType,
+  type LangfuseScore,
+  type MappedScore,
+  type ScoreEventView,
+} from './compat/langfuse-events.js';
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
 export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
 export { DAY_MS } from './time.js';

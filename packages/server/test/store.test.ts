@@ -32,6 +32,7 @@ for (const backend of BACKENDS) {
         'alerts',
         'api_keys',
         'audit_log',
+        'compat_feedback_ids',
         'document_effectiveness',
         'document_uses',
         'experiment_response_facts',

@@ -12,6 +12,7 @@ import { installEdgeChecks } from './edge-checks.js';
 import { HeavyReadGate, installHeavyReadGate } from './heavy-reads.js';
 import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './error-handler.js';
 import { installPublicLimits } from './public-limits.js';
+import { langfuseRoutes } from './routes/langfuse.js';
 import { compatRoutes } from './routes/compat.js';
 import { otelRoutes } from './routes/otel.js';
 import { experimentRoutes } from './routes/experiments.js';
@@ -119,6 +120,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(keyRoutes, services);
   await app.register(compatRoutes, services);
   await app.register(otelRoutes, services);
+  await app.register(langfuseRoutes, services);
   await app.register(statsRoutes, services);
   await app.register(alertRoutes, services);
   await app.register(insightsRoutes, services);

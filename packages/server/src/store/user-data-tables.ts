@@ -53,6 +53,7 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   alert_ticks: 'none',
   experiments: 'none',
   registered_targets: 'none',
+  compat_feedback_ids: 'none',
   training_batches: 'none',
   feedloop_migrations: 'none',
 };
