@@ -16,11 +16,13 @@ import { FeedloopError } from '../../errors.js';
 import { ingestOtelSpans } from '../../ingest/otel-traces.js';
 import { authOf } from '../auth.js';
 import { toFeedloopError } from '../error-handler.js';
+import { langfuseAuth, secretOnly } from '../langfuse-access.js';
 import { decodeTraceRequest, exportResponse, grpcCode, statusBody, type OtlpEncoding } from '../otlp-wire.js';
 import type { AppServices } from '../services.js';
 
-/** The two paths: OTLP/HTTP's own, and Langfuse's OTLP endpoint. */
-const OTLP_TRACE_PATHS = ['/v1/traces', '/api/public/otel/v1/traces'] as const;
+/** OTLP/HTTP's own path, and Langfuse's OTLP endpoint. */
+const OTLP_PATH = '/v1/traces';
+const LANGFUSE_OTLP_PATH = '/api/public/otel/v1/traces';
 
 const PROTOBUF = 'application/x-protobuf';
 /** What an exporter is told to wait before retrying a 503 that names no time of its own. */
@@ -96,20 +98,30 @@ export const otelRoutes: FastifyPluginAsync<AppServices> = async (app, services)
   });
   app.setErrorHandler(sendOtlpError);
 
-  for (const url of OTLP_TRACE_PATHS) {
+  for (const url of [OTLP_PATH, LANGFUSE_OTLP_PATH]) {
+    const langfuse = url === LANGFUSE_OTLP_PATH;
     app.post(
       url,
       {
         // Each trace is judged alone (its piece validated by the trace foundation), not the body whole.
-        config: { itemsJudgedAlone: true },
+        // Langfuse's path takes Langfuse's credentials (Basic <public key>:<secret key>, or a
+        // Bearer secret key) by its own hook, feedloop's by the app's (`access: 'secret'`).
+        config: { itemsJudgedAlone: true, ...(langfuse ? { access: 'none' as const } : {}) },
+        ...(langfuse
+          ? {
+              onRequest: async (request: FastifyRequest) => {
+                request.auth = await langfuseAuth(services.keys, request.headers.authorization);
+                secretOnly(request);
+              },
+            }
+          : {}),
         // An exporter's batch (512 spans by default) with prompts in it outgrows the single-item limit.
         bodyLimit: services.config.batchBodyLimitBytes,
         schema: {
           tags: ['compatibility'],
-          summary:
-            url === '/v1/traces'
-              ? 'OTLP/HTTP traces (JSON or protobuf, gzip): traces with LLM content become responses'
-              : "Langfuse's OTLP endpoint (@langfuse/otel): same as POST /v1/traces",
+          summary: langfuse
+            ? "Langfuse's OTLP endpoint (@langfuse/otel; Basic <public key>:<secret key>): as POST /v1/traces"
+            : 'OTLP/HTTP traces (JSON or protobuf, gzip): traces with LLM content become responses',
         },
       },
       async (request, reply) => {
