@@ -42,10 +42,12 @@ function recording(exporter: SpanExporter, results: ExportResult[]): SpanExporte
  * @example
  * const t = exportingTracer({ url: `${base}/v1/traces`, encoding: 'protobuf', gzip: true, headers: { authorization: 'Bearer …' } });
  */
-export function exportingTracer(options: { url: string; encoding: 'json' | 'protobuf'; gzip?: boolean; headers: Record<string, string> }): ExportingTracer {
+export function exportingTracer(options: { url: string; encoding: 'json' | 'protobuf'; gzip?: boolean; headers: Record<string, string>; timeoutMs?: number }): ExportingTracer {
   const config = {
     url: options.url,
     headers: options.headers,
+    // An export's time, retries after 429/503 included (the exporter's default is 10 s).
+    timeoutMillis: options.timeoutMs ?? 30_000,
     ...(options.gzip ? { compression: CompressionAlgorithm.GZIP } : {}),
   };
   const exporter = options.encoding === 'protobuf' ? new ProtoTraceExporter(config) : new JsonTraceExporter(config);
