@@ -278,7 +278,7 @@ for (const backend of BACKENDS) {
     });
 
     // A second app (a fresh store) and the exporters' retries after Retry-After: give it time.
-    it('answers 429 with Retry-After past the exports in flight, and the exporters retry until stored', { timeout: 120_000 }, async () => {
+    it('answers 429 with Retry-After past the exports in flight (the exporters retry until stored), 503 with Retry-After without a database', { timeout: 120_000 }, async () => {
       const busy = await startTestApp(await backend.open(), { FEEDLOOP_OTLP_MAX_IN_FLIGHT: '1' });
       try {
         const busyBase = await busy.app.listen({ port: 0, host: '127.0.0.1' });
@@ -306,8 +306,15 @@ for (const backend of BACKENDS) {
           expect(a.headers['retry-after']).toBe('1');
           expect(a.json()).toMatchObject({ code: 8, error: { code: 'FEEDLOOP_ERR_RATE_LIMITED' } });
         }
+
+        // The database gone: 503 with Retry-After, which the exporters also retry.
+        await busy.db.close();
+        const gone = await busy.app.inject({ method: 'POST', url: '/v1/traces', headers: { ...busy.auth, 'content-type': 'application/json' }, payload: body });
+        expect(gone.statusCode).toBe(503);
+        expect(gone.headers['retry-after']).toBe('5');
+        expect(gone.json()).toMatchObject({ code: 14, error: { code: 'FEEDLOOP_ERR_UNAVAILABLE' } });
       } finally {
-        await busy.close();
+        await busy.close().catch(() => undefined);
       }
     });
 
