@@ -214,6 +214,10 @@ describe('traceUpdatesOf', () => {
     const batch = traceUpdatesOf([http, db, llm]);
     expect(batch.updates.map((u) => u.traceId)).toEqual([TRACE]);
     expect(batch).toMatchObject({ droppedTraces: 1, droppedSpans: 2 });
+    // It names a user: it may complete a response an earlier request made, never create one.
+    expect(batch.context).toHaveLength(1);
+    expect(batch.context[0]).toMatchObject({ traceId: 'f'.repeat(32), spans: 2, fields: { userId: 'u-1' } });
+    expect(traceUpdatesOf([db]).context).toEqual([]);
   });
 
   it('maps metadata experimentId and variant to the experiment fields', () => {

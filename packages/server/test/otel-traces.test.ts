@@ -176,9 +176,17 @@ for (const backend of BACKENDS) {
       await otel.flush();
       late.end();
       await otel.flush();
-      await otel.shutdown();
-      expect(otel.results.map((r) => r.code)).toEqual([0, 0, 0, 0]);
       expect(await row(root2.spanContext().traceId)).toMatchObject({ query: 'Translate "hello"', answer: 'bonjour', model: 'mistral-small' });
+
+      // An HTTP root span without LLM content, after its LLM call: it completes the response (the user).
+      const http = startSpan(otel.tracer, 'POST /chat', { 'http.request.method': 'POST', 'user.id': 'u-http', 'session.id': 's-http' });
+      startSpan(otel.tracer, 'chat', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'input.value': 'hi', 'output.value': 'hello' }, http).end();
+      await otel.flush();
+      http.end();
+      await otel.flush();
+      await otel.shutdown();
+      expect(otel.results.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
+      expect(await row(http.spanContext().traceId)).toMatchObject({ query: 'hi', answer: 'hello', user_id: 'u-http', session_id: 's-http' });
     });
 
     it('drops and counts traces without LLM content', async () => {

@@ -52,7 +52,17 @@ export interface OtelTraceBatch {
   droppedTraces: number;
   /** Their spans. */
   droppedSpans: number;
+  /**
+   * Of the dropped traces, those whose spans name a user, a session, metadata or tags: they may
+   * complete a response an earlier request of the same trace made (an HTTP root span exported
+   * after its LLM call), never create one. `spans` is how many spans each stands for.
+   */
+  context: Array<OtelTraceUpdate & { spans: number }>;
 }
+
+/** Whether an update without LLM content still says something a stored response could take. */
+const hasContext = (u: OtelTraceUpdate): boolean =>
+  u.fields.userId !== undefined || u.fields.sessionId !== undefined || u.fields.metadata !== undefined || u.fields.tags !== undefined;
 
 interface ReadSpan {
   span: OtelSpan;
@@ -127,13 +137,15 @@ export function traceUpdatesOf(spans: readonly OtelSpan[]): OtelTraceBatch {
     list.push({ span, content: spanContent(span) });
     traces.set(span.traceId, list);
   }
-  const batch: OtelTraceBatch = { updates: [], droppedTraces: 0, droppedSpans: 0 };
+  const batch: OtelTraceBatch = { updates: [], droppedTraces: 0, droppedSpans: 0, context: [] };
   for (const [traceId, list] of traces) {
+    const update = traceUpdate(traceId, list);
     if (list.some((s) => hasLlmContent(s.content))) {
-      batch.updates.push(traceUpdate(traceId, list));
+      batch.updates.push(update);
     } else {
       batch.droppedTraces += 1;
       batch.droppedSpans += list.length;
+      if (hasContext(update)) batch.context.push({ ...update, spans: list.length });
     }
   }
   return batch;

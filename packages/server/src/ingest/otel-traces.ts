@@ -5,8 +5,10 @@
  * does the rest.
  */
 import { toTracePieces, traceUpdatesOf, type ErrorBody, type OtelRequestSpans } from '@feedloop/core';
+import type { SqlClient } from '../db/sql-client.js';
 import type { Metrics } from '../metrics.js';
 import type { AuthContext } from '../store/auth-context.js';
+import { missingResponseIds } from '../store/trace-upserts.js';
 import type { IngestService } from './ingest-service.js';
 
 /** What became of a request's spans. */
@@ -31,19 +33,28 @@ const MAX_ERRORS = 5;
  *
  * The texts an LLM span gives when its trace's root span is not in the request go as a fill-only
  * piece (core's `otel/trace-updates.ts`): they fill only what the stored response has no text for.
- * A trace is refused, all its spans counted as rejected, when any of its pieces is.
+ * A trace is refused, all its spans counted as rejected, when any of its pieces is. A trace without
+ * LLM content in this request that names a user, session, metadata or tags completes the response
+ * of the trace when an earlier request made it (one read of which exist), and is dropped otherwise.
  *
  * @example
- * const result = await ingestOtelSpans({ ingest, metrics }, auth, readOtlpTraceRequest(body));
+ * const result = await ingestOtelSpans({ ingest, db, metrics }, auth, readOtlpTraceRequest(body));
  */
 export async function ingestOtelSpans(
-  deps: { ingest: IngestService; metrics: Metrics },
+  deps: { ingest: IngestService; db: SqlClient; metrics: Metrics },
   auth: AuthContext,
   request: OtelRequestSpans,
 ): Promise<OtelIngestResult> {
   const batch = traceUpdatesOf(request.spans);
   const spansOf = new Map<string, number>();
   for (const span of request.spans) spansOf.set(span.traceId, (spansOf.get(span.traceId) ?? 0) + 1);
+  const missing = batch.context.length === 0 ? new Set<string>() : await missingResponseIds(deps.db, auth.workspaceId, batch.context.map((u) => u.traceId));
+  const completing = batch.context.filter((u) => !missing.has(u.traceId));
+  for (const u of completing) {
+    batch.droppedTraces -= 1;
+    batch.droppedSpans -= u.spans;
+    batch.updates.push(u);
+  }
   const pieces = batch.updates.flatMap((u) => toTracePieces(u));
   const outcomes = pieces.length === 0 ? [] : await deps.ingest.upsertTraces(auth, pieces);
   // A trace's first refusal, by trace id (its pieces are consecutive, but one refusal is enough).
