@@ -97,7 +97,8 @@ export function contentFingerprint(event: FeedbackEvent, client?: string): strin
 /**
  * The vote slot of an event: events in one slot replace each other for one user, the newest
  * counting (thumbs up then down is one vote, down). Thumbs share one slot; star ratings and
- * usefulness ratings have one per aspect (and target). Other types are not votes: `undefined`.
+ * usefulness ratings have one per aspect (and target), named scores one per name (and target).
+ * Other types are not votes: `undefined`.
  *
  * @example
  * voteSlot({ type: 'thumbs_down', userId: 'u', responseId: 'r', payload: {} }) // 'thumbs:""'
@@ -113,6 +114,9 @@ export function voteSlot(event: FeedbackEvent): string | undefined {
       return `rating:${JSON.stringify(event.payload.aspect ?? '')}`;
     case 'rate_usefulness':
       return `usefulness:${JSON.stringify(event.targetId)}:${JSON.stringify(event.payload.aspect ?? '')}`;
+    case 'score':
+      // One score per (response, name, voter), as issue 26 asks; per target as thumbs are.
+      return `score:${JSON.stringify(event.payload.name)}:${JSON.stringify(event.targetId ?? '')}`;
     default:
       return undefined;
   }

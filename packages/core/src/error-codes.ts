@@ -49,6 +49,10 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_TOKEN_INVALID: { status: 401, description: 'The feedback token is malformed, tampered with, or its workspace secret was rotated' },
   FEEDLOOP_ERR_TOKEN_SCOPE: { status: 403, description: 'The feedback is outside the token scope: another response, event type or user' },
   FEEDLOOP_ERR_COMPAT_UNSUPPORTED: { status: 422, description: 'A drop-in protocol\'s feature feedloop does not support, e.g. a Langfuse score on a dataset run (docs/compat.md)' },
+  FEEDLOOP_ERR_SCORE_INVALID: { status: 400, description: 'A score does not fit its score config: out of range, not a category, not a boolean (the field names value or stringValue)' },
+  FEEDLOOP_ERR_SCORE_CONFIG_NOT_FOUND: { status: 404, description: 'No score config with that id in this workspace' },
+  FEEDLOOP_ERR_SCORE_CONFIG_CONFLICT: { status: 409, description: 'A score config of that name exists in this workspace (names are unique, archived ones too)' },
+  FEEDLOOP_ERR_FEEDBACK_NOT_FOUND: { status: 404, description: 'No feedback event with that id in this workspace' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

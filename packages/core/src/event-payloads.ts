@@ -39,7 +39,22 @@ function optionalPayload<T extends z.ZodObject>(schema: T) {
   return schema.prefault({} as z.input<T>);
 }
 
-const vote = optionalPayload(z.strictObject({ comment: comment.optional(), category: z.enum(RAG_CATEGORIES).optional() }));
+/**
+ * The score a thumbs vote or a rating was made from, set by feedloop when it maps a `score`
+ * event through its config (`mapsTo`); clients do not send it (docs/scores.md).
+ */
+export const mappedScoreSchema = z
+  .strictObject({
+    name: label,
+    value: z.number().finite().optional(),
+    stringValue: label.optional(),
+    configId: label.optional(),
+  })
+  .describe('Set by feedloop: the score this vote was mapped from');
+
+const vote = optionalPayload(
+  z.strictObject({ comment: comment.optional(), category: z.enum(RAG_CATEGORIES).optional(), score: mappedScoreSchema.optional() }),
+);
 
 /** Payload schemas keyed by event type. */
 export const PAYLOAD_SCHEMAS = {
@@ -49,6 +64,7 @@ export const PAYLOAD_SCHEMAS = {
     rating: z.number().int().min(1).max(5).describe('Stars, 1-5'),
     aspect: label.optional(),
     comment: comment.optional(),
+    score: mappedScoreSchema.optional(),
   }),
   skip: optionalPayload(z.strictObject({})),
   comment: z.strictObject({ comment }),
@@ -94,6 +110,18 @@ export const PAYLOAD_SCHEMAS = {
     aspect: z.enum(['relevance', 'clarity', 'credibility']).optional(),
   }),
   add_note: z.strictObject({ note: comment }),
+  score: z
+    .strictObject({
+      name: label.describe('The score name, e.g. `helpfulness`; a score config of that name validates and maps it'),
+      value: z.number().finite().optional().describe('A numeric or boolean (1/0) value'),
+      stringValue: label.optional().describe("A categorical value's label, or `true`/`false`"),
+      configId: label.optional().describe('The score config to validate against; defaults to the config named `name`'),
+      comment: comment.optional(),
+    })
+    .refine((s) => s.value !== undefined || s.stringValue !== undefined, {
+      message: 'at least one of value, stringValue is required',
+      path: ['value'],
+    }),
   edit: z.strictObject({
     original: text.optional().describe("Defaults to the response's answer"),
     edited: text,

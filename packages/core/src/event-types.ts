@@ -26,6 +26,7 @@ export const EVENT_TYPE_SOURCES = {
   correct_citation: 'explicit',
   rate_usefulness: 'explicit',
   add_note: 'explicit',
+  score: 'explicit',
   edit: 'implicit',
   retry: 'implicit',
   abandon: 'implicit',

@@ -16,6 +16,7 @@ export {
 } from './compat/rlhf-event.js';
 export { TRACE_METADATA_KEYS, mergeTraceUpdates, traceUpdateSchema, validateTraceUpdate, type TraceUpdate } from './compat/trace-update.js';
 export { compactJson, contentText, inputText, outputText } from './compat/trace-text.js';
+export { langfuseConfigInput, langfuseConfigView, langfuseScoreConfigSchema } from './compat/langfuse-configs.js';
 export {
   LANGFUSE_EVENT_TYPES,
   LANGFUSE_SCORE_TYPES,
@@ -317,3 +318,19 @@ export { OtlpShapeError, anyValue, readOtlpTraceRequest, type OtelAttributes, ty
 export { hasLlmContent, spanContent, type SpanContent, type SpanIo } from './otel/span-content.js';
 export { jsonish, spanMessages, toMessages, type SpanMessage } from './otel/span-messages.js';
 export { toTracePieces, traceUpdatesOf, type OtelTraceBatch, type OtelTraceFields, type OtelTraceUpdate } from './otel/trace-updates.js';
+export {
+  DEFAULT_SCORE_CONFIGS,
+  SCORE_DATA_TYPES,
+  SCORE_MAPPINGS,
+  checkScoreConfig,
+  scoreConfigInputSchema,
+  scoreConfigPatchSchema,
+  scoreNameSchema,
+  type ScoreConfig,
+  type ScoreConfigInput,
+  type ScoreConfigPatch,
+  type ScoreConfigProblem,
+  type ScoreDataType,
+  type ScoreMapping,
+} from './scores/score-config.js';
+export { mapScore, scoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';

@@ -114,6 +114,7 @@ export const SAMPLE_PAYLOADS: Record<FeedbackEventType, unknown> = {
   correct_citation: { cited_fragment_id: 'frag-9', correction_type: 'add' },
   rate_usefulness: { rating: 2 },
   add_note: { note: 'see ticket 42' },
+  score: { name: 'helpfulness', value: 0.7 },
   edit: { edited: 'SELECT region, sum(amount) FROM sales GROUP BY region' },
   retry: { rephrasedQuery: 'Sales last month, by region?' },
   abandon: {},

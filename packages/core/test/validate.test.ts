@@ -22,6 +22,7 @@ const EXAMPLES: Record<FeedbackEventType, { ok: unknown; bad: [unknown, string] 
   correct_citation: { ok: { cited_fragment_id: 'frag_target', correction_type: 'remove' }, bad: [{ cited_fragment_id: 'f', correction_type: 'swap' }, 'payload.correction_type'] },
   rate_usefulness: { ok: { rating: 1, aspect: 'credibility' }, bad: [{ rating: 3, aspect: 'taste' }, 'payload.aspect'] },
   add_note: { ok: { note: 'overturned since 2023' }, bad: [{ note: '' }, 'payload.note'] },
+  score: { ok: { name: 'helpfulness', value: 0.7, comment: 'mostly' }, bad: [{ name: 'helpfulness' }, 'payload.value'] },
   edit: { ok: { edited: 'new text', phase: 'long_term', elapsedMs: 5000 }, bad: [{ edited: 'x', elapsedMs: -1 }, 'payload.elapsedMs'] },
   retry: { ok: { rephrasedQuery: 'sales in the US last month' }, bad: [{}, 'payload.rephrasedQuery'] },
   abandon: { ok: { stage: 'reading' }, bad: [{ stage: 3 }, 'payload.stage'] },

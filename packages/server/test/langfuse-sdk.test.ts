@@ -120,7 +120,7 @@ for (const backend of BACKENDS) {
       const { lf, complaints } = client();
       const trace = lf.trace({ id: 'lf-trace-2', input: 'SQL for all sales?', output: 'SELECT * FROM sale' });
       const span = trace.span({ name: 'retrieval' });
-      trace.score({ id: 'score-text', name: 'reviewer-note', value: 'Wrong table name', dataType: 'TEXT', comment: 'seen in review' });
+      trace.score({ id: 'score-text', name: 'reviewer-note', value: 'Wrong table name', dataType: 'TEXT', comment: 'seen in review' } as never);
       span.score({ id: 'score-fix', name: 'fix', value: 'SELECT * FROM sales', dataType: 'CORRECTION', source: 'ANNOTATION' } as never);
       await lf.flushAsync();
       expect(complaints).toEqual([]);
@@ -136,7 +136,7 @@ for (const backend of BACKENDS) {
 
     it('creates the trace of an early score bare, completes it when the trace arrives, and keeps the score attached', async () => {
       const { lf, complaints } = client();
-      lf.score({ id: 'score-early', traceId: 'lf-trace-late', name: 'note', value: 'came first', dataType: 'TEXT' });
+      lf.score({ id: 'score-early', traceId: 'lf-trace-late', name: 'note', value: 'came first', dataType: 'TEXT' } as never);
       await lf.flushAsync();
       expect(await response('lf-trace-late')).toMatchObject({ query: '', answer: '', bare: true });
       const list = (await t.app.inject({ method: 'GET', url: '/v1/responses?limit=100', headers: t.auth })).json() as { data: Array<{ id: string }> };
@@ -150,13 +150,85 @@ for (const backend of BACKENDS) {
 
     it('stores a score aimed at a session as session feedback', async () => {
       const { lf, complaints } = client();
-      lf.score({ id: 'score-session', sessionId: 'sess-9', name: 'session-note', value: 'good session', dataType: 'TEXT' });
+      lf.score({ id: 'score-session', sessionId: 'sess-9', name: 'session-note', value: 'good session', dataType: 'TEXT' } as never);
       await lf.flushAsync();
       expect(complaints).toEqual([]);
       const [e] = await events('session:sess-9');
       expect(e).toMatchObject({ type: 'comment', session_id: 'sess-9' });
       const summary = await t.app.inject({ method: 'GET', url: '/api/v1/feedback/summary?session_id=sess-9', headers: t.auth });
       expect(summary.json()).toMatchObject({ session_id: 'sess-9', total: 1 });
+    });
+
+    it('maps NUMERIC, CATEGORICAL and BOOLEAN to scores, through the config of the name (thumbs)', async () => {
+      const { lf, complaints } = client();
+      const trace = lf.trace({ id: 'lf-trace-3', input: 'Q3', output: 'A3' });
+      trace.score({ id: 'score-num', name: 'helpfulness', value: 0.75 });
+      trace.score({ id: 'score-cat', name: 'tone', value: 'friendly', dataType: 'CATEGORICAL' });
+      trace.score({ id: 'score-bool', name: 'thumbs', value: 0, dataType: 'BOOLEAN', source: 'EVAL' } as never);
+      await lf.flushAsync();
+      expect(complaints).toEqual([]);
+      const stored = await events('lf-trace-3');
+      const byScore = new Map(stored.map((e) => [e.metadata.scoreId, e]));
+      expect(byScore.get('score-num')).toMatchObject({ type: 'score', payload: { name: 'helpfulness', value: 0.75 } });
+      expect(byScore.get('score-cat')).toMatchObject({ type: 'score', payload: { name: 'tone', stringValue: 'friendly' } });
+      // The seeded `thumbs` config maps 0 to a thumbs down; the source is kept.
+      expect(byScore.get('score-bool')).toMatchObject({ type: 'thumbs_down', metadata: { source: 'EVAL', dataType: 'BOOLEAN' } });
+    });
+
+    it('replaces a re-sent score id as a vote change (the earlier value retracted), reads and deletes it with the v4 client', async () => {
+      const v4 = new LangfuseClient({ publicKey: t.publicKey, secretKey: t.secretKey, baseUrl });
+      const { lf } = client();
+      lf.trace({ id: 'lf-trace-4', input: 'Q4', output: 'A4' });
+      await lf.flushAsync();
+      v4.score.create({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.2, comment: 'first look' });
+      await v4.score.flush();
+      v4.score.create({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look' });
+      await v4.score.flush();
+      // Sent again unchanged: nothing new.
+      v4.score.create({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look' });
+      await v4.score.flush();
+      const rows = await t.db.query<{ payload: { value: number }; retracted: boolean }>(
+        'SELECT payload, retracted_at IS NOT NULL AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY seq',
+        [t.workspaceId, 'lf-trace-4'],
+      );
+      expect(rows.map((r) => [r.payload.value, r.retracted])).toEqual([
+        [0.2, true],
+        [0.9, false],
+      ]);
+      const read = await v4.api.scoreV2.getById('score-v4');
+      expect(read).toMatchObject({ id: 'score-v4', traceId: 'lf-trace-4', name: 'accuracy', value: 0.9, comment: 'second look', dataType: 'NUMERIC', source: 'API' });
+
+      // POST /api/public/scores (the flat body) answers { id }.
+      const created = await v4.api.score.create({ id: 'score-flat', traceId: 'lf-trace-4', name: 'tone', value: 'dry', dataType: 'CATEGORICAL' });
+      expect(created).toEqual({ id: 'score-flat' });
+
+      await v4.api.score.delete('score-v4');
+      const after = await t.db.query<{ retracted: boolean }>(
+        "SELECT retracted_at IS NOT NULL AS retracted FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 AND payload->>'name' = 'accuracy' ORDER BY seq",
+        [t.workspaceId, 'lf-trace-4'],
+      );
+      expect(after.map((r) => r.retracted)).toEqual([true, true]);
+      await expect(v4.api.scoreV2.getById('score-v4')).rejects.toMatchObject({ statusCode: 404 });
+      await expect(v4.api.score.delete('score-v4')).rejects.toMatchObject({ statusCode: 404 });
+    });
+
+    it("creates and lists score configs over feedloop's, and validates scores against them", async () => {
+      const v4 = new LangfuseClient({ publicKey: t.publicKey, secretKey: t.secretKey, baseUrl });
+      const config = await v4.api.scoreConfigs.create({ name: 'groundedness', dataType: 'NUMERIC', minValue: 0, maxValue: 1, description: 'supported by sources' });
+      expect(config).toMatchObject({ name: 'groundedness', dataType: 'NUMERIC', minValue: 0, maxValue: 1, isArchived: false });
+      const list = await v4.api.scoreConfigs.get();
+      expect(list.data.map((c) => c.name)).toEqual(expect.arrayContaining(['groundedness', 'thumbs', 'rating', 'user_score']));
+      const mine = await t.app.inject({ method: 'GET', url: `/v1/score-configs/${config.id}`, headers: t.auth });
+      expect(mine.json()).toMatchObject({ name: 'groundedness', dataType: 'numeric', min: 0, max: 1 });
+      await expect(v4.api.scoreConfigs.create({ name: 'groundedness', dataType: 'NUMERIC' })).rejects.toMatchObject({ statusCode: 409 });
+      // A score outside its config's range is refused inside the 207, naming the value.
+      const { lf } = client();
+      const complaints = heard(lf);
+      lf.trace({ id: 'lf-trace-5', input: 'Q5', output: 'A5' });
+      lf.score({ traceId: 'lf-trace-5', name: 'groundedness', value: 3 });
+      await lf.flushAsync();
+      expect(complaints.join('\n')).toMatch(/"status":400.*FEEDLOOP_ERR_SCORE_INVALID/);
+      expect(await events('lf-trace-5')).toEqual([]);
     });
 
     it('answers refused events inside the 207: a dataset run 422, an unknown trace 404 when the workspace rejects them', async () => {
@@ -167,7 +239,7 @@ for (const backend of BACKENDS) {
       const set = await t.app.inject({ method: 'PATCH', url: '/v1/workspace/settings', headers: t.auth, payload: { compat: { unknownTraces: 'reject' } } });
       expect(set.statusCode).toBe(200);
       const again = client();
-      again.lf.score({ traceId: 'lf-trace-nowhere', name: 'note', value: 'x', dataType: 'TEXT' });
+      again.lf.score({ traceId: 'lf-trace-nowhere', name: 'note', value: 'x', dataType: 'TEXT' } as never);
       await again.lf.flushAsync();
       expect(again.complaints.join('\n')).toMatch(/"status":404.*FEEDLOOP_ERR_RESPONSE_NOT_FOUND/);
       expect(await response('lf-trace-nowhere')).toBeUndefined();
@@ -177,11 +249,11 @@ for (const backend of BACKENDS) {
     it('takes scores only from the browser client (Bearer public key); its other events are 401 inside the 207', async () => {
       const web = new LangfuseWeb({ publicKey: t.publicKey, baseUrl, fetchRetryCount: 0 });
       sdks.push(web);
-      await web.score({ id: 'score-web', traceId: 'lf-trace-1', name: 'user-note', value: 'thanks!', dataType: 'TEXT' });
+      await web.score({ id: 'score-web', traceId: 'lf-trace-1', name: 'user-note', value: 'thanks!', dataType: 'TEXT' } as never);
       expect((await events('lf-trace-1')).map((e) => e.metadata.scoreId)).toContain('score-web');
       // The browser client's own trace call (its stateless core has one) goes out with the public key.
       const complaints = heard(web);
-      web.traceStateless({ id: 'lf-trace-public', input: 'from a browser' });
+      (web as unknown as { traceStateless(body: object): string }).traceStateless({ id: 'lf-trace-public', input: 'from a browser' });
       await web.shutdownAsync();
       expect(complaints.join('\n')).toMatch(/"status":401.*FEEDLOOP_ERR_AUTH_FORBIDDEN/);
       expect(await response('lf-trace-public')).toBeUndefined();

@@ -59,6 +59,7 @@ for (const backend of BACKENDS) {
         'response_scores',
         'responses',
         'rollup_dirty',
+        'score_configs',
         'score_dirty',
         'training_applied_events',
         'training_batches',

@@ -186,7 +186,7 @@ export function mapLangfuseScore(s: LangfuseScore): MappedScore {
 }
 
 /** The metadata keys the mapping adds to a score's event (left out of the metadata a GET shows). */
-const SCORE_METADATA_KEYS = new Set(['source', 'dataType', 'observationId', 'environment', 'scoreId', 'scoreName', 'scoreComment']);
+const SCORE_METADATA_KEYS = new Set(['source', 'dataType', 'observationId', 'environment', 'scoreId', 'scoreName', 'scoreComment', 'compatVersion']);
 
 /** A stored score's event, as `langfuseScoreView` reads it. */
 export interface ScoreEventView {

@@ -130,6 +130,10 @@ export function classify(enriched: EnrichedEvent, settings: WorkspaceSettings): 
     case 'skip':
     case 'comment':
     case 'add_note':
+    // A named score has no polarity of its own: its meaning is its config's (a score mapped to
+    // thumbs or a rating is stored as that type). It reaches the composite score only through its
+    // config's weight (docs/scores.md).
+    case 'score':
       return classification('neutral', 'explicit_neutral', 0);
     case 'error_categories':
       return classification('negative', 'explicit_negative', -1, {

@@ -62,6 +62,8 @@ export type StoredEvent = FeedbackEvent & {
   duplicateOf: string | null;
   /** Set when the same voter's newer vote replaced this one. */
   supersededBy: string | null;
+  /** True when the event was retracted (it stays in the log, and counts for nothing). */
+  retracted?: boolean;
 };
 
 /** An event with its response, session and user attached (the enrich stage's output). */

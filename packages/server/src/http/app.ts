@@ -39,6 +39,7 @@ import { responseListRoutes } from './routes/response-list.js';
 import { alertPreviewRoutes } from './routes/alert-preview.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { adminRoutes } from './routes/admin.js';
+import { scoreConfigRoutes } from './routes/score-configs.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -137,6 +138,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(dashboardRoutes, services);
   await app.register(responseListRoutes, services);
   await app.register(alertPreviewRoutes, services);
+  await app.register(scoreConfigRoutes, services);
   await app.register(mcpRoutes, services);
   if (options.adminToken !== undefined) await app.register(adminRoutes, services);
   return app;

@@ -33,10 +33,7 @@ export type ScoreWrite = { ok: true; id: string } | { ok: false; status: number;
 
 const refused = (error: ErrorBody): ScoreWrite => ({ ok: false, status: statusOf(error.code), error });
 
-/** The event id of one version of a score: the same score sent again unchanged is a duplicate. */
-function versionId(scoreId: string, event: Record<string, unknown>): string {
-  return `lf-${createHash('sha256').update(`${scoreId}\u0000${stableStringify(event)}`).digest('hex').slice(0, 40)}`;
-}
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 interface Pending {
   index: number;
@@ -86,9 +83,16 @@ export async function writeLangfuseScores(db: SqlExecutor, ingest: IngestService
     if (o.status === 'rejected' && id !== undefined) notCreated.set(id, o.error);
   });
 
-  // Each version's event, validated alone.
+  // Each version's event, validated alone. A score sent again unchanged is its stored event; a
+  // changed one is a new event whose id follows from the score id, its content and the event it
+  // replaces (a value may come back to an earlier one: its event would be a retracted one).
+  const prior = await currentFeedbackIds(db, auth.workspaceId, LANGFUSE, live.map((p) => p.scoreId));
+  const latest = new Map<string, { eventId: string; version: string | null | undefined }>();
+  for (const [id, c] of prior) if (!c.deleted) latest.set(id, { eventId: c.eventId, version: c.version });
   const events: FeedbackEvent[] = [];
   const submitted: Pending[] = [];
+  const replaced = new Map<string, Set<string>>();
+  const currentOf = new Map<string, { eventId: string; responseId: string }>();
   for (const p of live) {
     const failed = notCreated.get(p.responseId);
     if (failed) {
@@ -96,25 +100,44 @@ export async function writeLangfuseScores(db: SqlExecutor, ingest: IngestService
       results[p.index] = refused({ ...failed, message: `${field}: ${failed.message}`, field });
       continue;
     }
-    const checked = validateFeedbackEvent({ id: versionId(p.scoreId, p.event), ...p.event });
+    const version = digest(stableStringify(p.event)).slice(0, 32);
+    const before = latest.get(p.scoreId);
+    if (before?.version === version) {
+      results[p.index] = { ok: true, id: p.scoreId };
+      continue;
+    }
+    // A public key is in every visitor's browser: it adds scores, it does not change stored ones.
+    if (before !== undefined && auth.kind === 'public') {
+      results[p.index] = refused({ code: 'FEEDLOOP_ERR_AUTH_FORBIDDEN', message: `id: score ${JSON.stringify(p.scoreId)} exists; a public key may not change it`, field: 'id' });
+      continue;
+    }
+    const eventId = `lf-${digest(`${p.scoreId}\u0000${version}\u0000${before?.eventId ?? ''}`).slice(0, 40)}`;
+    const metadata = { ...(p.event.metadata as Record<string, unknown>), compatVersion: version };
+    const checked = validateFeedbackEvent({ ...p.event, id: eventId, metadata });
     if (!checked.ok) {
       results[p.index] = refused(checked.error);
       continue;
     }
     events.push(checked.value);
     submitted.push(p);
+    latest.set(p.scoreId, { eventId, version });
   }
-  const prior = await currentFeedbackIds(db, auth.workspaceId, LANGFUSE, submitted.map((p) => p.scoreId));
   const outcomes = events.length === 0 ? [] : await ingest.submitFeedback(auth, events);
-  const stored: Array<{ externalId: string; eventId: string; responseId: string }> = [];
   outcomes.forEach((o, i) => {
     const p = submitted[i];
     if (!p) return;
     if (o.status === 'rejected') return void (results[p.index] = refused(o.error));
     results[p.index] = { ok: true, id: p.scoreId };
-    stored.push({ externalId: p.scoreId, eventId: o.id, responseId: p.responseId });
+    const gone = replaced.get(p.scoreId) ?? new Set<string>();
+    const was = currentOf.get(p.scoreId)?.eventId ?? (prior.get(p.scoreId)?.deleted === false ? prior.get(p.scoreId)?.eventId : undefined);
+    if (was !== undefined && was !== o.id) gone.add(was);
+    replaced.set(p.scoreId, gone);
+    currentOf.set(p.scoreId, { eventId: o.id, responseId: p.responseId });
   });
-  await recordFeedbackIds(db, auth.workspaceId, LANGFUSE, stored);
-  void prior;
+  await recordFeedbackIds(db, auth.workspaceId, LANGFUSE, [...currentOf.entries()].map(([externalId, c]) => ({ externalId, ...c })));
+  // The versions replaced are retracted: the value changes as a vote does.
+  for (const [scoreId, gone] of replaced) {
+    for (const eventId of gone) await ingest.retractFeedback(auth, eventId, `replaced by a newer value of Langfuse score ${scoreId}`);
+  }
   return results as ScoreWrite[];
 }

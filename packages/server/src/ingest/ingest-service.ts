@@ -19,8 +19,10 @@ import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } fro
 import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
+import { resolveScores } from './score-resolution.js';
 import { protectResponse, protectTraceUpdate } from './query-privacy.js';
 import { ResponseFactsCache } from '../store/response-facts-cache.js';
+import { retractEvent, type Retraction } from '../store/feedback-retraction.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from '../store/response-writer.js';
 import { upsertTraceBatch, type TraceOutcome, type TraceSubmission } from '../store/trace-upserts.js';
 
@@ -84,6 +86,8 @@ export class IngestService {
   readonly #diffs: DiffPool;
   /** Answers registered here lately: a correction's diff then needs no query (see answer-cache.ts). */
   readonly #answers = new AnswerCache();
+  /** Hears of committed events (the pipeline's enqueue); retractions hand their event to it too. */
+  readonly #onCommitted: (keys: EventKey[]) => void;
   /** Submissions whose edit distances are being computed (not yet in a committer): drain waits for them. */
   readonly #preparing = new Set<Promise<void>>();
 
@@ -102,6 +106,7 @@ export class IngestService {
     diff: Pick<DiffPoolOptions, 'threads' | 'timeBudgetMs'> = { threads: 1, timeBudgetMs: 10_000 },
   ) {
     this.#db = db;
+    this.#onCommitted = onCommitted;
     this.#consent = new ConsentReader(db);
     this.#diffs = new DiffPool({ ...diff, onFallback: (reason) => metrics.editDistanceFallbacks.inc({ reason }) });
     const concurrency = db.dialect === 'pglite' ? 1 : writeConcurrency;
@@ -200,11 +205,33 @@ export class IngestService {
 
   /**
    * Writes validated events; each outcome arrives after its commit. Rejections are counted by
-   * the caller ({@link countRejected}), which also sees the ones validation made. `trust.client`
+   * the caller ({@link countRejected}), which also sees the ones validation made. A `score` event
+   * is validated against its config and mapped (`mapsTo`) first: the one entry point for named
+   * scores, the compatibility layers' included (docs/scores.md). `trust.client`
    * is the hashed client of an anonymous submitter (see anonymous-client.ts): the dedup identity
    * of events with neither user nor session.
    */
   async submitFeedback(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string } = {}): Promise<FeedbackOutcome[]> {
+    // Named scores first (score-resolution.ts): validated against their configs and mapped; a
+    // refused one is answered here with the others' outcomes, in order.
+    const withIds = events.map((event) => ({ ...event, id: event.id ?? uuidv7() }));
+    const resolved = await unavailableOnFailure(resolveScores(this.#db, auth.workspaceId, withIds));
+    if (resolved.some((r) => !r.ok)) {
+      const accepted = resolved.flatMap((r) => (r.ok ? [r.event] : []));
+      const written = await this.submitResolved(auth, accepted, trust);
+      let next = 0;
+      return resolved.map((r, i): FeedbackOutcome => (r.ok ? (written[next++] as FeedbackOutcome) : { id: withIds[i]?.id ?? '', status: 'rejected', error: r.error }));
+    }
+    return this.submitResolved(
+      auth,
+      resolved.flatMap((r) => (r.ok ? [r.event] : [])),
+      trust,
+    );
+  }
+
+  /** {@link submitFeedback} after score resolution: consent, privacy, edit distances, the writer. */
+  private async submitResolved(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string }): Promise<FeedbackOutcome[]> {
+    if (events.length === 0) return [];
     // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
     // answered here and never reach the writer.
     // Tracked like the diffs below, so a drain waits for a request still being screened.
@@ -267,6 +294,26 @@ export class IngestService {
     );
     for (const o of outcomes) if (o.status !== 'rejected') this.metrics.feedbackEvents.inc({ status: o.status, code: '' });
     return outcomes;
+  }
+
+  /**
+   * Retracts a feedback event of the caller's workspace (issue 26; LangSmith's and Langfuse's
+   * DELETE, `DELETE /v1/feedback/:eventId`): the event stays in the log marked retracted, the
+   * audit log records it, and the pipeline reverses its effects (live counters, response scores,
+   * day rollups, user memory, exports leave it out). Retracting again changes nothing and answers
+   * the first retraction (`changed: false`). Which keys may retract is the route's decision.
+   *
+   * @throws FeedloopError `FEEDLOOP_ERR_FEEDBACK_NOT_FOUND` when the workspace has no event of that id.
+   * @example
+   * const r = await ingest.retractFeedback(auth, 'evt-1', 'deleted in LangSmith');
+   * // { eventId: 'evt-1', responseId: 'r1', type: 'thumbs_down', retractedAt, reason: 'deleted in LangSmith', changed: true }
+   */
+  async retractFeedback(auth: AuthContext, eventId: string, reason?: string): Promise<Retraction> {
+    const done = await unavailableOnFailure(retractEvent(this.#db, auth.workspaceId, eventId, { ...(reason === undefined ? {} : { reason }), actorKeyId: auth.keyId }));
+    if (!done) throw new FeedloopError('FEEDLOOP_ERR_FEEDBACK_NOT_FOUND', `eventId: no feedback event ${JSON.stringify(eventId)} in this workspace`, { field: 'eventId' });
+    // The outbox row written with the retraction guarantees the reversal; this only hastens it.
+    if (done.changed) this.#onCommitted([[auth.workspaceId, eventId]]);
+    return done;
   }
 
   /** Counts rejected events in the metrics. */

@@ -15,7 +15,7 @@ import { applyEffects } from './effects.js';
 import { SqlLiveCounters, type LiveCounterReader } from '../store/live-counters.js';
 import type { RedisLiveCounters } from './live-counter-store.js';
 import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
-import { PROCESS_EVENTS_MODULE, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import { PROCESS_EVENTS_MODULE, addReport, emptyReport, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
 import { RollupPool } from './rollup-pool.js';
@@ -275,7 +275,7 @@ export class Pipeline {
       addReport(total, report);
     }
     await this.deliverSoon(total.deliveryIds);
-    if (total.counted > 0) {
+    if (total.counted > 0 || total.retracted > 0) {
       // One rescore job waits at a time (its id), a moment after the first batch that wants it:
       // the batches of that moment share one recompute of each response they touched.
       await this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
@@ -299,7 +299,7 @@ export class Pipeline {
       await probeDatabase(this.deps.db); // throws when the database itself is away
       if (keys.length === 1 && keys[0]) {
         const failed = await failPendingEvent(this.deps.db, keys[0][0], keys[0][1], storedFailure(err));
-        return { claimed: failed ? 1 : 0, counted: 0, dropped: 0, failed: failed ? 1 : 0, effectId: null, deliveryIds: [], heldMs: 0 };
+        return { ...emptyReport(), claimed: failed ? 1 : 0, failed: failed ? 1 : 0 };
       }
       const total = emptyReport();
       for (const key of keys) {
@@ -381,19 +381,4 @@ export class Pipeline {
     for (let i = 0; i < keys.length; i += size) jobs.push({ name: 'process', data: { events: keys.slice(i, i + size) } });
     if (jobs.length > 0) await this.deps.queue.addBulk(jobs);
   }
-}
-
-/** A report of nothing processed yet, to add others to. */
-function emptyReport(): ProcessReport {
-  return { claimed: 0, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [], heldMs: 0 };
-}
-
-/** Adds `one`'s counts and deliveries to `total` (effects are applied by the caller, one by one). */
-function addReport(total: ProcessReport, one: ProcessReport): void {
-  total.claimed += one.claimed;
-  total.counted += one.counted;
-  total.dropped += one.dropped;
-  total.failed += one.failed;
-  total.heldMs += one.heldMs;
-  total.deliveryIds.push(...one.deliveryIds);
 }

@@ -6,13 +6,14 @@
  * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
  */
+import { mergeCounterDeltas } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import { createDeliveries } from '../store/webhooks.js';
 import { markDaysDirty } from '../store/day-rollups.js';
 import { addDocumentTallies } from '../store/document-effectiveness.js';
-import { insertSignals } from '../store/feedback-signals.js';
+import { insertSignals, markSignalsRetracted } from '../store/feedback-signals.js';
 import { insertEffect } from '../store/pipeline-effects.js';
-import { addCountedTags } from '../store/response-list-tags.js';
+import { addCountedTags, recomputeTags } from '../store/response-list-tags.js';
 import { markResponsesDirty } from '../store/response-scores.js';
 import { addClaimConfidence } from './claim-confidence-messages.js';
 import { classifyClaimedCorrections } from './classify-corrections.js';
@@ -20,6 +21,7 @@ import { addHourlyCounts } from '../store/hourly-metrics.js';
 import { claimEvents } from '../store/claimed-events.js';
 import { SqlLiveCounters } from '../store/live-counters.js';
 import type { EventKey } from './pipeline-jobs.js';
+import { reverseRetracted } from './retraction.js';
 import { runStages } from './run-stages.js';
 import { addSchemaTables } from './signal-schema-tables.js';
 
@@ -40,6 +42,8 @@ export interface ProcessReport {
   counted: number;
   dropped: number;
   failed: number;
+  /** Counted events retracted since, whose counting this transaction took back (retraction.ts). */
+  retracted: number;
   /** The outbox row of effects outside the database, to apply after commit. */
   effectId: number | null;
   /** Webhook deliveries made, to deliver after commit. */
@@ -75,9 +79,17 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
   return db.transaction(async (tx) => {
     const started = performance.now();
     const claimed = await claimEvents(tx, keys);
-    const report: ProcessReport = { claimed: claimed.length, counted: 0, dropped: 0, failed: 0, effectId: null, deliveryIds: [], heldMs: 0 };
+    const report: ProcessReport = { ...emptyReport(), claimed: claimed.length };
     if (claimed.length === 0) return report;
-    const out = runStages(claimed, now);
+    // A retracted event processed before comes back to be reversed; the others are processed.
+    const undo = reverseRetracted(claimed.filter((c) => c.prior !== null && c.event.retracted === true));
+    const out = runStages(
+      claimed.filter((c) => c.prior === null),
+      now,
+    );
+    report.retracted = undo.signals.length;
+    await markSignalsRetracted(tx, undo.signals);
+    await recomputeTags(tx, undo.responses);
     await classifyClaimedCorrections(claimed, out.signals);
     await addSchemaTables(claimed, out.signals, out.messages);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
@@ -86,10 +98,11 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
       tx,
       out.signals.filter((s) => s.status === 'counted').map((s) => ({ workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories })),
     );
-    await markDaysDirty(tx, out.dirtyDays);
-    await markResponsesDirty(tx, out.responses);
-    await addDocumentTallies(tx, out.documents);
-    await addHourlyCounts(tx, out.hourly);
+    await markDaysDirty(tx, [...out.dirtyDays, ...undo.dirtyDays]);
+    await markResponsesDirty(tx, [...out.responses, ...undo.responses]);
+    await addDocumentTallies(tx, [...out.documents, ...undo.documents]);
+    await addHourlyCounts(tx, [...out.hourly, ...undo.hourly]);
+    out.counters = mergeCounterDeltas(out.counters, undo.counters);
     if (options.counters.kind === 'sql') await options.counters.store.add(tx, out.counters);
     await addClaimConfidence(tx, out.messages);
     report.deliveryIds = out.messages.length > 0 ? await createDeliveries(tx, out.messages) : [];
@@ -99,4 +112,20 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     report.heldMs = performance.now() - started;
     return report;
   }, { background: true });
+}
+
+/** A report of nothing processed yet, to add others to. */
+export function emptyReport(): ProcessReport {
+  return { claimed: 0, counted: 0, dropped: 0, failed: 0, retracted: 0, effectId: null, deliveryIds: [], heldMs: 0 };
+}
+
+/** Adds `one`'s counts and deliveries to `total` (effects are applied by the caller, one by one). */
+export function addReport(total: ProcessReport, one: ProcessReport): void {
+  total.claimed += one.claimed;
+  total.counted += one.counted;
+  total.dropped += one.dropped;
+  total.failed += one.failed;
+  total.retracted += one.retracted;
+  total.heldMs += one.heldMs;
+  total.deliveryIds.push(...one.deliveryIds);
 }

@@ -14,7 +14,8 @@ export type AuditAction =
   | 'key.created'
   | 'key.revoked'
   | 'settings.changed'
-  | 'retention.archived';
+  | 'retention.archived'
+  | 'feedback.retracted';
 
 /** One entry as the API shows it. */
 export interface AuditEntry {

@@ -32,6 +32,21 @@ export interface ClaimedEvent {
   settings: WorkspaceSettings;
   /** How many events this one stands for: 1 / the implicit sample rate it was kept at (1: not sampled). */
   sampleWeight: number;
+  /**
+   * What processing made of it before, when it was processed already: a retracted event comes
+   * back to the outbox so that the pipeline reverses what it counted (feedback-retraction.ts).
+   */
+  prior: PriorSignal | null;
+}
+
+/** A processed event's signal, as a retraction reverses it. */
+export interface PriorSignal {
+  status: 'counted' | 'dropped' | 'failed';
+  polarity: string | null;
+  severity: string | null;
+  categories: string[];
+  value: number | null;
+  weight: number | null;
 }
 
 /** A claimed event's columns with its response's (`r_*`, null when the response is gone). */
@@ -54,6 +69,13 @@ type ClaimedRow = Pick<
   | 'superseded_by'
   | 'sample_weight'
 > & {
+  retracted: boolean;
+  p_status: PriorSignal['status'] | null;
+  p_polarity: string | null;
+  p_severity: string | null;
+  p_categories: string[] | null;
+  p_value: number | null;
+  p_weight: number | null;
   r_session_id: string | null;
   r_user_id: string | null;
   query: string | null;
@@ -96,13 +118,16 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
      found AS (
        SELECT e.seq, e.workspace_id, e.id, e.response_id, e.type, e.source, e.user_id, e.session_id, e.target_id, e.payload, e.metadata,
               e.edit_distance, e.occurred_at, e.received_at, e.duplicate_of, e.superseded_by, e.sample_weight,
+              e.retracted_at IS NOT NULL AS retracted, p.status AS p_status, p.polarity AS p_polarity, p.severity AS p_severity,
+              p.categories AS p_categories, p.value AS p_value, p.weight AS p_weight,
               r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
               r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at
          FROM claimed c
          CROSS JOIN LATERAL (SELECT e.* FROM feedback_event_ids k
                                JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
                               WHERE k.workspace_id = c.workspace_id AND k.id = c.event_id ${PROBE}) AS e
-         LEFT JOIN LATERAL (SELECT * FROM responses r WHERE r.workspace_id = e.workspace_id AND r.id = e.response_id ${PROBE}) AS r ON true)
+         LEFT JOIN LATERAL (SELECT * FROM responses r WHERE r.workspace_id = e.workspace_id AND r.id = e.response_id ${PROBE}) AS r ON true
+         LEFT JOIN LATERAL (SELECT * FROM feedback_signals p WHERE p.workspace_id = e.workspace_id AND p.event_id = e.id ${PROBE}) AS p ON true)
      SELECT (SELECT json_agg(f ORDER BY f.seq) FROM found f)::text AS events,
             (SELECT json_object_agg(w.id, w.settings) FROM workspaces w WHERE w.id IN (SELECT workspace_id FROM found))::text AS settings`,
     [JSON.stringify(keys.map(([ws, id]) => ({ ws, id })))],
@@ -120,7 +145,11 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
       settingsOf.set(r.workspace_id, settings);
     }
     const response = r.query === null || r.r_created_at === null ? null : toResponseContext(r, r.query, r.r_created_at);
-    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings, sampleWeight: r.sample_weight ?? 1 };
+    const prior: PriorSignal | null =
+      r.p_status === null
+        ? null
+        : { status: r.p_status, polarity: r.p_polarity, severity: r.p_severity, categories: r.p_categories ?? [], value: r.p_value, weight: r.p_weight };
+    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings, sampleWeight: r.sample_weight ?? 1, prior };
   });
 }
 
@@ -142,6 +171,7 @@ function toStoredEvent(r: ClaimedRow): StoredEvent {
     receivedAt: r.received_at,
     duplicateOf: r.duplicate_of,
     supersededBy: r.superseded_by,
+    ...(r.retracted ? { retracted: true } : {}),
   } as StoredEvent;
 }
 

@@ -11,6 +11,8 @@ export interface CompatFeedbackId {
   eventId: string;
   responseId: string;
   deleted: boolean;
+  /** The content version its event carries (`metadata.compatVersion`), to tell a resend from a change. */
+  version?: string | null;
 }
 
 /**
@@ -21,12 +23,15 @@ export interface CompatFeedbackId {
  */
 export async function currentFeedbackIds(db: SqlExecutor, workspaceId: string, protocol: string, ids: readonly string[]): Promise<Map<string, CompatFeedbackId>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.query<{ external_id: string; event_id: string; response_id: string; deleted: boolean }>(
-    `SELECT external_id, event_id, response_id, deleted_at IS NOT NULL AS deleted FROM compat_feedback_ids
-      WHERE workspace_id = $1 AND protocol = $2 AND external_id = ANY($3::text[])`,
+  const rows = await db.query<{ external_id: string; event_id: string; response_id: string; deleted: boolean; version: string | null }>(
+    `SELECT c.external_id, c.event_id, c.response_id, c.deleted_at IS NOT NULL AS deleted, e.metadata->>'compatVersion' AS version
+       FROM compat_feedback_ids c LEFT JOIN feedback_events e ON e.workspace_id = c.workspace_id AND e.id = c.event_id
+      WHERE c.workspace_id = $1 AND c.protocol = $2 AND c.external_id = ANY($3::text[])`,
     [workspaceId, protocol, [...new Set(ids)]],
   );
-  return new Map(rows.map((r) => [r.external_id, { externalId: r.external_id, eventId: r.event_id, responseId: r.response_id, deleted: r.deleted }]));
+  return new Map(
+    rows.map((r) => [r.external_id, { externalId: r.external_id, eventId: r.event_id, responseId: r.response_id, deleted: r.deleted, version: r.version }]),
+  );
 }
 
 /**
@@ -35,7 +40,7 @@ export async function currentFeedbackIds(db: SqlExecutor, workspaceId: string, p
  * @example
  * await recordFeedbackIds(db, ws, 'langfuse', [{ externalId: 'score-1', eventId: 'lf-…', responseId: 't1' }])
  */
-export async function recordFeedbackIds(db: SqlExecutor, workspaceId: string, protocol: string, rows: ReadonlyArray<Omit<CompatFeedbackId, 'deleted'>>): Promise<void> {
+export async function recordFeedbackIds(db: SqlExecutor, workspaceId: string, protocol: string, rows: ReadonlyArray<Omit<CompatFeedbackId, 'deleted' | 'version'>>): Promise<void> {
   if (rows.length === 0) return;
   // One row per id (the last wins), in key order so concurrent writers lock alike.
   const byId = new Map(rows.map((r) => [r.externalId, r]));

@@ -146,7 +146,7 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
          JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
          JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
          JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
-        WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL
+        WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL AND e.retracted_at IS NULL
           AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'
           AND ($3::timestamptz IS NULL OR (s.occurred_at, s.event_id) > ($3::timestamptz, $4::text))
         ORDER BY s.occurred_at, s.event_id LIMIT $5`,

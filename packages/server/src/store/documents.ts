@@ -45,7 +45,7 @@ export async function readDocuments(db: SqlExecutor, workspaceId: string, ids?: 
               count(DISTINCT coalesce('u:' || user_id, 's:' || session_id, 'e:' || id)) FILTER (WHERE type = 'flag_irrelevant') AS irrelevant,
               count(DISTINCT coalesce('u:' || user_id, 's:' || session_id, 'e:' || id)) FILTER (WHERE type = 'flag_missing') AS missing
          FROM feedback_events
-        WHERE workspace_id = $1 AND target_id IS NOT NULL AND duplicate_of IS NULL
+        WHERE workspace_id = $1 AND target_id IS NOT NULL AND duplicate_of IS NULL AND retracted_at IS NULL
           AND type IN ('flag_irrelevant', 'flag_missing') ${onlyTarget}
         GROUP BY target_id
      ), docs AS (

@@ -206,7 +206,7 @@ export async function readResponseEvents(
        SELECT e.*, sg.status, sg.weight, sg.learning_signal
        FROM feedback_events e
        LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
-       WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL
+       WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL AND e.retracted_at IS NULL
          AND ($4::boolean OR e.verified)
          AND ($3::text IS NULL OR NOT EXISTS (SELECT 1 FROM training_applied_events a WHERE a.workspace_id = $1 AND a.kind = $3 AND a.event_id = e.id))
        OFFSET 0

@@ -33,4 +33,8 @@ export interface FeedbackEventRow {
   verified: boolean;
   /** 1 / the implicit sample rate it was kept at; null: not sampled. */
   sample_weight: number | null;
+  /** When the event was retracted (migration 0030); null: it stands. */
+  retracted_at: Date | null;
+  /** The reason given with the retraction, if any. */
+  retraction_reason: string | null;
 }

@@ -20,6 +20,8 @@ export interface FeedbackView {
   receivedAt: string;
   /** Set when a newer vote of the same user replaced this one. */
   supersededBy: string | null;
+  /** Present when the event was retracted: it stays on record and counts for nothing. */
+  retracted?: { at: string; reason: string | null };
 }
 
 /** Filters of a listing; all optional. */
@@ -35,7 +37,7 @@ export interface FeedbackFilter {
 /** The columns of an event the listing reads. */
 type FeedbackRow = Pick<
   FeedbackEventRow,
-  'seq' | 'id' | 'response_id' | 'type' | 'source' | 'user_id' | 'session_id' | 'target_id' | 'payload' | 'metadata' | 'edit_distance' | 'occurred_at' | 'received_at' | 'superseded_by'
+  'seq' | 'id' | 'response_id' | 'type' | 'source' | 'user_id' | 'session_id' | 'target_id' | 'payload' | 'metadata' | 'edit_distance' | 'occurred_at' | 'received_at' | 'superseded_by' | 'retracted_at' | 'retraction_reason'
 >;
 
 /** Turns a row into the API view. */
@@ -54,6 +56,7 @@ export function toFeedbackView(r: FeedbackRow): FeedbackView {
     occurredAt: r.occurred_at.toISOString(),
     receivedAt: r.received_at.toISOString(),
     supersededBy: r.superseded_by,
+    ...(r.retracted_at ? { retracted: { at: r.retracted_at.toISOString(), reason: r.retraction_reason } } : {}),
   };
 }
 
@@ -99,7 +102,7 @@ export async function listFeedback(
   params.push(limit + 1);
   const rows = await db.query<FeedbackRow>(
     `SELECT seq, id, response_id, type, source, user_id, session_id, target_id, payload, metadata, edit_distance,
-            occurred_at, received_at, superseded_by
+            occurred_at, received_at, superseded_by, retracted_at, retraction_reason
        FROM feedback_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
     params,
   );

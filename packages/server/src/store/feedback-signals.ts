@@ -58,6 +58,23 @@ export async function insertSignals(tx: SqlExecutor, signals: readonly SignalRow
 }
 
 /**
+ * Turns retracted events' counted signals into dropped ones (reason `retracted`), in the
+ * processing transaction that reverses them: every read of counted signals then leaves them out.
+ *
+ * @example
+ * await markSignalsRetracted(tx, [{ workspaceId: 'ws_1', eventId: 'evt-1' }]);
+ */
+export async function markSignalsRetracted(tx: SqlExecutor, events: ReadonlyArray<{ workspaceId: string; eventId: string }>): Promise<void> {
+  if (events.length === 0) return;
+  await tx.query(
+    `UPDATE feedback_signals s SET status = 'dropped', drop_reason = 'retracted'
+       FROM json_to_recordset($1::json) AS x("workspaceId" text, "eventId" text)
+      WHERE s.workspace_id = x."workspaceId" AND s.event_id = x."eventId" AND s.status = 'counted'`,
+    [JSON.stringify(events)],
+  );
+}
+
+/**
  * Moves one pending event aside as failed, with its error, when its processing transaction fails
  * for a reason of its own (a poison event): it leaves the outbox and never blocks the rest.
  *

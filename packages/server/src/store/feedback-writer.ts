@@ -61,7 +61,7 @@ interface ResponseFactsRow {
 }
 
 /** An event as the flush writes it: the row's columns (`seq` is the database's), its times as ISO strings. */
-type EventRow = Omit<FeedbackEventRow, 'workspace_id' | 'seq' | 'occurred_at' | 'received_at'> & {
+type EventRow = Omit<FeedbackEventRow, 'workspace_id' | 'seq' | 'occurred_at' | 'received_at' | 'retracted_at' | 'retraction_reason'> & {
   ws: string;
   occurred_at: string;
   received_at: string;

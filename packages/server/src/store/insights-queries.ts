@@ -40,7 +40,7 @@ export const INSIGHT_EVENTS_SQL = `SELECT e.id, e.type, e.payload->>'format' AS 
               WHERE workspace_id = $1
                 AND (type IN ('correction', 'escalation', 'thumbs_down', 'rating', 'rate_usefulness') OR payload ?| array['comment', 'note', 'reason'])
                 AND occurred_at >= $2 AND occurred_at < $3 AND received_at >= $2::timestamptz - interval '${SKEW_INTERVAL}'
-                AND duplicate_of IS NULL AND superseded_by IS NULL
+                AND duplicate_of IS NULL AND superseded_by IS NULL AND retracted_at IS NULL
                 AND ($5::boolean IS FALSE OR payload ?| array['comment', 'note', 'reason'])
               ORDER BY occurred_at DESC
               LIMIT $4) e

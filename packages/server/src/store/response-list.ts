@@ -117,7 +117,7 @@ export async function commentMatches(db: SqlExecutor, workspaceId: string, text:
   if ([...text].length < 3) return undefined;
   const rows = await db.query<{ response_id: string }>(
     `SELECT e.response_id FROM feedback_events e
-      WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL AND ${COMMENT_TEXT} IS NOT NULL
+      WHERE e.workspace_id = $1 AND e.duplicate_of IS NULL AND e.retracted_at IS NULL AND ${COMMENT_TEXT} IS NOT NULL
         AND feedloop_text_grams(e.workspace_id, ${COMMENT_TEXT}) @> feedloop_text_grams($1, $2)
         AND ${COMMENT_TEXT} ILIKE $3
       LIMIT $4`,
@@ -311,7 +311,7 @@ async function listPage(
   else {
     // OFFSET 0 keeps the probe per response: flattened into a join, a misjudged ILIKE has the
     // planner read every matching event of the workspace before sorting (1.5 s at 1 M events).
-    const matches = `EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = $1 AND e.response_id = c.id AND e.duplicate_of IS NULL
+    const matches = `EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = $1 AND e.response_id = c.id AND e.duplicate_of IS NULL AND e.retracted_at IS NULL
           AND ${COMMENT_TEXT} ILIKE ${p(`%${likeLiteral(filter.comment)}%`)} OFFSET 0)`;
     pageSql = `SELECT c.id, c.at FROM (${ordered}${comment.within === undefined ? '' : ` LIMIT ${p(comment.within)}`}) AS c
              WHERE ${matches} ORDER BY c.at DESC, c.id DESC LIMIT ${p(limit + 1)}`;

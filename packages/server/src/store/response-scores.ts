@@ -78,7 +78,7 @@ export async function readScoreInputs(tx: SqlExecutor, marks: readonly ScoreMark
            SELECT s.*, e.edit_distance, e.verified FROM feedback_signals s
              JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
              JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
-                                   AND e.superseded_by IS NULL
+                                   AND e.superseded_by IS NULL AND e.retracted_at IS NULL
             WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true)
      SELECT (SELECT json_agg(f) FROM found f)::text AS signals,
             (SELECT json_object_agg(w.id, w.settings) FROM workspaces w WHERE w.id IN (SELECT claimed_ws FROM found))::text AS settings`,

@@ -29,7 +29,7 @@ export async function loadSessionFeedback(db: SqlExecutor, workspaceId: string, 
     `SELECT f.response_id, f.type, f.occurred_at, f.superseded_by, f.duplicate_of,
             CASE WHEN f.type = 'rating' THEN (f.payload->>'rating')::float8 END AS rating
        FROM feedback_events f
-      WHERE f.workspace_id = $1
+      WHERE f.workspace_id = $1 AND f.retracted_at IS NULL
         AND (f.session_id = $2
              OR f.response_id IN (SELECT r.id FROM responses r WHERE r.workspace_id = $1 AND r.session_id = $2))`,
     [workspaceId, sessionId],

@@ -27,7 +27,7 @@ interface Row {
 export async function readTargetEvents(db: SqlExecutor, workspaceId: string, targetId: string): Promise<TargetEvent[]> {
   const rows = await db.query<Row>(
     `SELECT id, type, payload, user_id, session_id, response_id, occurred_at FROM feedback_events
-      WHERE workspace_id = $1 AND target_id = $2 AND duplicate_of IS NULL AND type = ANY($3::text[])
+      WHERE workspace_id = $1 AND target_id = $2 AND duplicate_of IS NULL AND retracted_at IS NULL AND type = ANY($3::text[])
       ORDER BY seq LIMIT $4`,
     [workspaceId, targetId, [...LABEL_ACTION_TYPES], TARGET_EVENTS_LIMIT],
   );

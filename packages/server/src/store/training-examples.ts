@@ -13,7 +13,7 @@ const COUNTED_EVENTS = `feedback_events e
  * Examples are events that count and are verified for their user (secret key, or a feedback token
  * naming them): a public key's feedback is anyone's, and a batch trains the next model (issue 22).
  */
-const NOT_DUPLICATE = 'e.duplicate_of IS NULL AND e.superseded_by IS NULL AND e.verified';
+const NOT_DUPLICATE = 'e.duplicate_of IS NULL AND e.superseded_by IS NULL AND e.retracted_at IS NULL AND e.verified';
 
 /**
  * Claims up to `limit` unused examples of the kind for the batch `batchId`, oldest first, and

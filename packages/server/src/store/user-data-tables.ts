@@ -54,6 +54,7 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   experiments: 'none',
   registered_targets: 'none',
   compat_feedback_ids: 'none',
+  score_configs: 'none',
   training_batches: 'none',
   feedloop_migrations: 'none',
 };

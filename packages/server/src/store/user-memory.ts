@@ -56,7 +56,7 @@ export const MEMORY_RESPONSE_JOIN = `LEFT JOIN LATERAL (SELECT answer, query_typ
  * user. A public key's `userId` is anyone's claim, and memory is pasted into the next prompt: an
  * unverified event must not be able to teach anything to another user's memory.
  */
-export const MEMORY_EVENT_FILTER = 'workspace_id = $1 AND user_id = $2 AND verified AND duplicate_of IS NULL AND superseded_by IS NULL';
+export const MEMORY_EVENT_FILTER = 'workspace_id = $1 AND user_id = $2 AND verified AND duplicate_of IS NULL AND superseded_by IS NULL AND retracted_at IS NULL';
 
 /**
  * The user's newest events (duplicates and replaced votes left out) with their response's answer

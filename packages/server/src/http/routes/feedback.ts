@@ -113,6 +113,36 @@ export const feedbackRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
     },
   });
 
+  r.delete('/v1/feedback/:eventId', {
+    schema: {
+      summary: 'Retract a feedback event: kept on record, marked retracted, its effects reversed; a repeat changes nothing',
+      tags: ['feedback'],
+      params: z.strictObject({ eventId: idSchema }),
+      querystring: z.strictObject({ reason: z.string().min(1).max(LIMITS.commentMaxLength).optional().describe('Why; kept with the event and in the audit log') }),
+      response: {
+        200: z.object({
+          id: z.string(),
+          responseId: z.string(),
+          type: z.string(),
+          status: z.enum(['retracted', 'already_retracted']),
+          retractedAt: z.string(),
+          reason: z.string().nullable(),
+        }),
+      },
+    },
+    handler: async (request) => {
+      const done = await ingest.retractFeedback(authOf(request), request.params.eventId, request.query.reason);
+      return {
+        id: done.eventId,
+        responseId: done.responseId,
+        type: done.type,
+        status: done.changed ? ('retracted' as const) : ('already_retracted' as const),
+        retractedAt: done.retractedAt.toISOString(),
+        reason: done.reason,
+      };
+    },
+  });
+
   r.get('/v1/feedback', {
     schema: { summary: 'List feedback events, newest first', tags: ['feedback'], querystring: listQuery },
     handler: async (request) => {

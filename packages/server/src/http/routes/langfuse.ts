@@ -5,10 +5,11 @@
  * Langfuse's shape (`langfuse-access.ts`); CORS is open, as on feedloop's public-key routes.
  */
 import { createRequire } from 'node:module';
-import { langfuseBatchSchema, langfuseScoreView } from '@feedloop/core';
+import { firstIssue, langfuseBatchSchema, langfuseConfigInput, langfuseConfigView, langfuseScoreConfigSchema, langfuseScoreView, scoreConfigInputSchema } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import { FeedloopError } from '../../errors.js';
-import { feedbackIdEvent } from '../../store/compat-feedback-ids.js';
+import { feedbackIdEvent, markFeedbackIdDeleted } from '../../store/compat-feedback-ids.js';
+import { createScoreConfig, getScoreConfig, listScoreConfigs, type StoredScoreConfig } from '../../store/score-configs.js';
 import { findWorkspace } from '../../store/workspaces.js';
 import { authOf } from '../auth.js';
 import { allowBrowsers, langfuseRequestHook, secretOnly, sendLangfuseError } from '../langfuse-access.js';
@@ -92,4 +93,50 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
       });
     });
   }
+
+  app.delete<{ Params: { id: string } }>('/api/public/scores/:id', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: 'Langfuse: delete a score (its feedback is retracted)' } }, async (request, reply) => {
+    secretOnly(request);
+    const auth = authOf(request);
+    const found = await feedbackIdEvent(db, auth.workspaceId, LANGFUSE, request.params.id);
+    if (!found || found.deleted) throw new FeedloopError('FEEDLOOP_ERR_NOT_FOUND', `no score ${JSON.stringify(request.params.id)} in this workspace`, { field: 'id' });
+    await ingest.retractFeedback(auth, found.event.id, `deleted through Langfuse's API (score ${request.params.id})`);
+    await markFeedbackIdDeleted(db, auth.workspaceId, LANGFUSE, request.params.id);
+    return reply.status(204).send();
+  });
+
+  const configView = (c: StoredScoreConfig, workspaceId: string) => langfuseConfigView(c, workspaceId, c.createdAt.toISOString(), c.updatedAt.toISOString());
+
+  app.post('/api/public/score-configs', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: "Langfuse: create a score config (feedloop's /v1/score-configs)" } }, async (request) => {
+    secretOnly(request);
+    const parsed = langfuseScoreConfigSchema.safeParse(request.body);
+    if (!parsed.success) throw FeedloopError.from(firstIssue(parsed.error));
+    const input = scoreConfigInputSchema.safeParse(langfuseConfigInput(parsed.data));
+    if (!input.success) throw FeedloopError.from(firstIssue(input.error));
+    const { workspaceId } = authOf(request);
+    return configView(await createScoreConfig(db, workspaceId, input.data), workspaceId);
+  });
+
+  app.get<{ Querystring: { page?: string; limit?: string } }>(
+    '/api/public/score-configs',
+    { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: "Langfuse: the workspace's score configs, archived ones included" } },
+    async (request) => {
+      secretOnly(request);
+      const { workspaceId } = authOf(request);
+      const all = await listScoreConfigs(db, workspaceId, { archived: true });
+      const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 100);
+      const page = Math.max(Number(request.query.page) || 1, 1);
+      return {
+        data: all.slice((page - 1) * limit, page * limit).map((c) => configView(c, workspaceId)),
+        meta: { page, limit, totalItems: all.length, totalPages: Math.ceil(all.length / limit) },
+      };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>('/api/public/score-configs/:id', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: 'Langfuse: a score config' } }, async (request) => {
+    secretOnly(request);
+    const { workspaceId } = authOf(request);
+    const found = await getScoreConfig(db, workspaceId, request.params.id);
+    if (!found) throw new FeedloopError('FEEDLOOP_ERR_SCORE_CONFIG_NOT_FOUND', `no score config ${JSON.stringify(request.params.id)} in this workspace`, { field: 'id' });
+    return configView(found, workspaceId);
+  });
 };
