@@ -110,6 +110,14 @@ describe('spanMessages', () => {
       { role: 'user', content: 'second' },
     ]);
     expect(spanMessages({ 'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': 'Yes' }, [], 'output')).toEqual([{ role: 'assistant', content: 'Yes' }]);
+    // OpenInference's multimodal messages: the text parts, in part order.
+    const parts = {
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.contents.1.message_content.text': 'second part',
+      'llm.input_messages.0.message.contents.0.message_content.type': 'text',
+      'llm.input_messages.0.message.contents.0.message_content.text': 'first part',
+    };
+    expect(spanMessages(parts, [], 'input')).toEqual([{ role: 'user', content: 'first part\nsecond part' }]);
   });
 
   it('reads gen_ai.*.message and gen_ai.choice events', () => {

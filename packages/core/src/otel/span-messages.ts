@@ -72,31 +72,40 @@ export function toMessages(value: unknown): SpanMessage[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
+/** OpenInference's multimodal parts: `message.contents.<part>.message_content.text`. */
+const CONTENT_PART = /^message\.contents\.(\d+)\.message_content\.text$/;
+
 /**
  * Messages flattened into indexed attributes (`<prefix>.0.role`, `<prefix>.0.content`, …), in
  * index order. `infix` is what stands between the index and `role`/`content` (`message.` for
- * OpenInference).
+ * OpenInference, whose multimodal messages hold their text in parts instead of `content`).
  */
 function indexedMessages(attributes: OtelAttributes, prefix: string, infix = ''): SpanMessage[] | undefined {
-  const byIndex = new Map<number, { role?: string; content?: string }>();
+  const byIndex = new Map<number, { role?: string; content?: string; parts?: Map<number, string> }>();
   const head = `${prefix}.`;
   for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith(head)) continue;
+    if (!key.startsWith(head) || typeof value !== 'string') continue;
     const rest = key.slice(head.length);
     const dot = rest.indexOf('.');
     const index = Number(rest.slice(0, dot));
     if (dot < 1 || !Number.isInteger(index)) continue;
     const field = rest.slice(dot + 1);
     const entry = byIndex.get(index) ?? {};
-    if (field === `${infix}role` && typeof value === 'string') entry.role = value;
-    else if (field === `${infix}content` && typeof value === 'string') entry.content = value;
+    const part = infix === 'message.' ? CONTENT_PART.exec(field) : null;
+    if (field === `${infix}role`) entry.role = value;
+    else if (field === `${infix}content`) entry.content = value;
+    else if (part) (entry.parts ??= new Map()).set(Number(part[1]), value);
     else continue;
     byIndex.set(index, entry);
   }
+  const textOf = (m: { content?: string; parts?: Map<number, string> }): string | undefined =>
+    m.content ?? (m.parts ? [...m.parts.entries()].sort(([a], [b]) => a - b).map(([, t]) => t).join('\n') : undefined);
   const out = [...byIndex.entries()]
     .sort(([a], [b]) => a - b)
-    .filter(([, m]) => m.content !== undefined)
-    .map(([, m]) => ({ role: m.role ?? 'user', content: m.content ?? '' }));
+    .flatMap(([, m]) => {
+      const content = textOf(m);
+      return content === undefined ? [] : [{ role: m.role ?? 'user', content }];
+    });
   return out.length > 0 ? out : undefined;
 }
 
