@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_VALIDATION_ITEM_TOO_LARGE: { status: 413, description: 'One item of a batch is larger than a single request may be (FEEDLOOP_BODY_LIMIT_BYTES)' },
   FEEDLOOP_ERR_VALIDATION_INVALID_ENCODING: { status: 400, description: 'The body is not valid UTF-8: it would not be stored as sent' },
   FEEDLOOP_ERR_VALIDATION_UNFAITHFUL_NUMBER: { status: 400, description: 'A number cannot be stored as written: beyond or below the double range (1e309, 1e-400), or an integer beyond 2^53' },
+  FEEDLOOP_ERR_OTLP_UNDECODABLE: { status: 400, description: 'The body is no OTLP ExportTraceServiceRequest in its Content-Type (application/json or application/x-protobuf), or its gzip is broken' },
   FEEDLOOP_ERR_AUTH_MISSING_KEY: { status: 401, description: 'No `Authorization: Bearer <key>` header' },
   FEEDLOOP_ERR_AUTH_INVALID_KEY: { status: 401, description: 'The key is unknown, revoked, or its workspace is gone' },
   FEEDLOOP_ERR_AUTH_FORBIDDEN: { status: 403, description: 'A public key may only submit feedback' },

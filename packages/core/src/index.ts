@@ -336,6 +336,10 @@ export {
   type LangSmithFeedbackUpdate,
 } from './compat/langsmith-feedback.js';
 export { assembleLangSmithMultipart, type LangSmithMultipart, type MultipartPart } from './compat/langsmith-multipart.js';
+export { OtlpShapeError, anyValue, readOtlpTraceRequest, type OtelAttributes, type OtelRequestSpans, type OtelSpan, type OtelSpanEvent, type OtelValue } from './otel/otlp-request.js';
+export { hasLlmContent, spanContent, type SpanContent, type SpanIo } from './otel/span-content.js';
+export { jsonish, spanMessages, toMessages, type SpanMessage } from './otel/span-messages.js';
+export { toTracePieces, traceUpdatesOf, type OtelTraceBatch, type OtelTraceFields, type OtelTraceUpdate } from './otel/trace-updates.js';
 export {
   DEFAULT_SCORE_CONFIGS,
   SCORE_DATA_TYPES,

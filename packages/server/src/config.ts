@@ -40,6 +40,7 @@ const envSchema = z.object({
   FEEDLOOP_BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(32 * 1_048_576),
   FEEDLOOP_PUBLIC_BODY_LIMIT_BYTES: z.coerce.number().int().min(1_024).default(65_536),
   FEEDLOOP_PUBLIC_BATCH_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
+  FEEDLOOP_OTLP_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(16),
   FEEDLOOP_DIFF_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   FEEDLOOP_DIFF_TIME_BUDGET_MS: z.coerce.number().int().min(10).max(600_000).default(30_000),
   FEEDLOOP_TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
@@ -122,6 +123,8 @@ export interface Config {
   readonly publicBodyLimitBytes: number;
   /** Events in one batch request made with a public key, at most. */
   readonly publicBatchMax: number;
+  /** OTLP trace exports one process works on at once; more are answered 429 with Retry-After (docs/compat.md). */
+  readonly otlpMaxInFlight: number;
   /** Worker threads that diff big corrections and edits off the event loop (default: cores − 1, at least 1). */
   readonly diffThreads: number;
   /** How long one diff may run in its worker; past it the event is stored without an edit distance. */
@@ -263,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     batchBodyLimitBytes: e.FEEDLOOP_BATCH_BODY_LIMIT_BYTES,
     publicBodyLimitBytes: e.FEEDLOOP_PUBLIC_BODY_LIMIT_BYTES,
     publicBatchMax: e.FEEDLOOP_PUBLIC_BATCH_MAX,
+    otlpMaxInFlight: e.FEEDLOOP_OTLP_MAX_IN_FLIGHT,
     diffThreads: e.FEEDLOOP_DIFF_THREADS ?? Math.max(1, availableParallelism() - 1),
     diffTimeBudgetMs: e.FEEDLOOP_DIFF_TIME_BUDGET_MS,
     trustProxy: e.FEEDLOOP_TRUST_PROXY,

@@ -17,6 +17,10 @@ export interface Metrics {
   pipelineEvents: Counter<'status'>;
   pipelineBatchSeconds: Histogram;
   pipelineErrors: Counter<'where'>;
+  /** OTLP traces received (docs/compat.md): `stored` (a response), `dropped` (no LLM content), `rejected`. */
+  otelTraces: Counter<'outcome'>;
+  /** Their spans, by the same outcomes. */
+  otelSpans: Counter<'outcome'>;
 }
 
 /**
@@ -163,6 +167,18 @@ export function createMetrics(): Metrics {
       name: 'feedloop_feedback_events_total',
       help: 'Feedback events by outcome (accepted, duplicate, rejected) and error code',
       labelNames: ['status', 'code'],
+      registers: [registry],
+    }),
+    otelTraces: new Counter({
+      name: 'feedloop_otel_traces_total',
+      help: 'OTLP traces (per request) by outcome: stored as a response, dropped (no LLM content), rejected',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    otelSpans: new Counter({
+      name: 'feedloop_otel_spans_total',
+      help: 'OTLP spans by outcome: stored (their trace made a response), dropped (no LLM content), rejected',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     responses: new Counter({

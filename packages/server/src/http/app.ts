@@ -14,6 +14,7 @@ import { clientErrorHandler, installErrorHandlers, sendFrameworkError } from './
 import { installPublicLimits } from './public-limits.js';
 import { langfuseRoutes } from './routes/langfuse.js';
 import { compatRoutes } from './routes/compat.js';
+import { otelRoutes } from './routes/otel.js';
 import { experimentRoutes } from './routes/experiments.js';
 import { exportRoutes } from './routes/exports.js';
 import { feedbackRoutes } from './routes/feedback.js';
@@ -120,6 +121,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(webhookRoutes, services);
   await app.register(keyRoutes, services);
   await app.register(compatRoutes, services);
+  await app.register(otelRoutes, services);
   await app.register(langfuseRoutes, services);
   await app.register(statsRoutes, services);
   await app.register(alertRoutes, services);
