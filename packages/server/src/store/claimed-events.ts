@@ -127,7 +127,10 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
                                JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
                               WHERE k.workspace_id = c.workspace_id AND k.id = c.event_id ${PROBE}) AS e
          LEFT JOIN LATERAL (SELECT * FROM responses r WHERE r.workspace_id = e.workspace_id AND r.id = e.response_id ${PROBE}) AS r ON true
-         LEFT JOIN LATERAL (SELECT * FROM feedback_signals p WHERE p.workspace_id = e.workspace_id AND p.event_id = e.id ${PROBE}) AS p ON true)
+         -- Only a retracted event can have been processed before (the claim makes processing once):
+         -- the others skip the probe (a one-time filter), which the hot path would pay per event.
+         LEFT JOIN LATERAL (SELECT * FROM feedback_signals p
+                             WHERE e.retracted_at IS NOT NULL AND p.workspace_id = e.workspace_id AND p.event_id = e.id ${PROBE}) AS p ON true)
      SELECT (SELECT json_agg(f ORDER BY f.seq) FROM found f)::text AS events,
             (SELECT json_object_agg(w.id, w.settings) FROM workspaces w WHERE w.id IN (SELECT workspace_id FROM found))::text AS settings`,
     [JSON.stringify(keys.map(([ws, id]) => ({ ws, id })))],
