@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/store/api-keys.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { INTERNALS, insertPoisonEvent } from './poison-event.js';
+import { errorCodeOf } from './error-code-of.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_707);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -216,19 +217,6 @@ function operationsOf(doc: { paths: Record<string, Record<string, { requestBody?
   );
 }
 
-/**
- * An error body's registry code: feedloop's `{ error: { code } }`, or on the Langfuse drop-in's
- * routes (`/api/public/`, docs/compat.md) Langfuse's own shape `{ message, error: "<code>" }`.
- */
-function codeOf(url: string, body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { error?: { code?: string } | string };
-    if (url.startsWith('/api/public/') && typeof parsed.error === 'string') return parsed.error;
-    return typeof parsed.error === 'object' ? parsed.error?.code : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`API fuzz on ${backend.name}`, () => {
@@ -271,7 +259,7 @@ for (const backend of BACKENDS) {
             if (INTERNALS.test(res.body)) problems.push(`internals: ${what}`);
             if (res.statusCode >= 500) problems.push(`5xx: ${what}`);
             else if (res.statusCode >= 400) {
-              const code = codeOf(url, res.body);
+              const code = errorCodeOf(url, res.body);
               const entry = code === undefined ? undefined : ERROR_CODES[code as keyof typeof ERROR_CODES];
               if (!entry || entry.status !== res.statusCode) problems.push(`uncoded: ${what}`);
             } else if (value.includes('%00')) problems.push(`accepted a NUL: ${what}`);
@@ -320,7 +308,7 @@ for (const backend of BACKENDS) {
           if (INTERNALS.test(res.body)) problems.push(`internals: ${what}`);
           if (res.statusCode >= 500) problems.push(`5xx: ${what}`);
           if (res.statusCode >= 400) {
-            const code = codeOf(req.url, res.body);
+            const code = errorCodeOf(req.url, res.body);
             const entry = code === undefined ? undefined : ERROR_CODES[code as keyof typeof ERROR_CODES];
             if (!entry) problems.push(`uncoded: ${what}`);
             else if (entry.status !== res.statusCode) problems.push(`status ${res.statusCode} for ${code}: ${what}`);

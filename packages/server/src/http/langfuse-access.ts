@@ -55,14 +55,22 @@ export async function langfuseAuth(keys: Pick<KeyCache, 'resolve'>, header: stri
  * The request hook of every Langfuse route: CORS headers first (a browser reads an error only
  * with them), then the credential, and for a public key the same early limits as feedloop's
  * public-key routes (the rate, charged 1; the body size by its Content-Length). The global
- * preParsing hook caps a chunked public body once `request.auth` is set here.
+ * preParsing hook caps a chunked public body once `request.auth` is set here. A route that takes
+ * no public key (`publicKeys: false`) answers one 403 here, before any charge.
  */
-export function langfuseRequestHook(keys: Pick<KeyCache, 'resolve'>, ingest: Pick<IngestService, 'checkRate'>, config: Pick<Config, 'publicBodyLimitBytes'>) {
+export function langfuseRequestHook(
+  keys: Pick<KeyCache, 'resolve'>,
+  ingest: Pick<IngestService, 'checkRate'>,
+  config: Pick<Config, 'publicBodyLimitBytes'>,
+  options: { publicKeys: boolean },
+) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     allowBrowsers(reply);
     const auth = await langfuseAuth(keys, request.headers.authorization);
     request.auth = auth;
     if (auth.kind !== 'public') return;
+    // A public key on a route it may not call is refused before it is charged: 403, not 429.
+    if (!options.publicKeys) secretOnly(request);
     await ingest.checkRate(auth, request.ip, 1);
     request.rateCharged = 1;
     const length = Number(request.headers['content-length']);

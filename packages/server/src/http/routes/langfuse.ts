@@ -12,7 +12,7 @@ import { feedbackIdEvent, markFeedbackIdDeleted } from '../../store/compat-feedb
 import { createScoreConfig, getScoreConfig, listScoreConfigs, type StoredScoreConfig } from '../../store/score-configs.js';
 import { findWorkspace } from '../../store/workspaces.js';
 import { authOf } from '../auth.js';
-import { allowBrowsers, langfuseRequestHook, secretOnly, sendLangfuseError } from '../langfuse-access.js';
+import { allowBrowsers, langfuseRequestHook, sendLangfuseError } from '../langfuse-access.js';
 import { ingestLangfuseBatch } from '../langfuse-ingestion.js';
 import { LANGFUSE, writeLangfuseScores } from '../langfuse-scores.js';
 import { chargeEvents } from '../public-limits.js';
@@ -25,7 +25,9 @@ const ROUTE = { config: { access: 'none' as const }, schema: { tags: ['langfuse'
 
 export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db, ingest, keys, config }) => {
   app.setErrorHandler((err, request, reply) => sendLangfuseError(err, request, reply));
-  const authenticate = langfuseRequestHook(keys, ingest, config);
+  // Scores (and the ingestion batch's score-create) take the browser's public key; the rest a secret key.
+  const authenticate = langfuseRequestHook(keys, ingest, config, { publicKeys: false });
+  const authenticateScores = langfuseRequestHook(keys, ingest, config, { publicKeys: true });
 
   // Preflight of the browser client (LangfuseWeb): no credential, only the CORS headers.
   app.options('/api/public/*', { config: { access: 'none' }, schema: { hide: true } }, async (_request, reply) => {
@@ -39,7 +41,6 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
   });
 
   app.get('/api/public/projects', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: "Langfuse: the key's project (the SDKs' auth check): the workspace" } }, async (request) => {
-    secretOnly(request);
     const { workspaceId } = authOf(request);
     const workspace = await findWorkspace(db, workspaceId);
     return { data: [{ id: workspaceId, name: workspace?.name ?? workspaceId, metadata: {} }] };
@@ -49,7 +50,7 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
     '/api/public/ingestion',
     {
       ...ROUTE,
-      onRequest: authenticate,
+      onRequest: authenticateScores,
       bodyLimit: config.batchBodyLimitBytes,
       schema: { ...ROUTE.schema, summary: 'Langfuse: a batch of trace, observation and score events (207 per event)' },
     },
@@ -69,7 +70,7 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
     },
   );
 
-  app.post('/api/public/scores', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: 'Langfuse: create (or replace, by id) a score' } }, async (request) => {
+  app.post('/api/public/scores', { ...ROUTE, onRequest: authenticateScores, schema: { ...ROUTE.schema, summary: 'Langfuse: create (or replace, by id) a score' } }, async (request) => {
     const [written] = await writeLangfuseScores(db, ingest, authOf(request), [request.body]);
     if (!written?.ok) {
       const error = written?.error ?? { code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD' as const, message: 'the score is missing' };
@@ -80,8 +81,7 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
 
   for (const path of ['/api/public/scores/:id', '/api/public/v2/scores/:id']) {
     app.get<{ Params: { id: string } }>(path, { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: 'Langfuse: a score by id' } }, async (request) => {
-      secretOnly(request);
-      const found = await feedbackIdEvent(db, authOf(request).workspaceId, LANGFUSE, request.params.id);
+        const found = await feedbackIdEvent(db, authOf(request).workspaceId, LANGFUSE, request.params.id);
       if (!found || found.deleted) throw new FeedloopError('FEEDLOOP_ERR_NOT_FOUND', `no score ${JSON.stringify(request.params.id)} in this workspace`, { field: 'id' });
       const e = found.event;
       return langfuseScoreView(found.externalId, {
@@ -96,7 +96,6 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
   }
 
   app.delete<{ Params: { id: string } }>('/api/public/scores/:id', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: 'Langfuse: delete a score (its feedback is retracted)' } }, async (request, reply) => {
-    secretOnly(request);
     const auth = authOf(request);
     const found = await feedbackIdEvent(db, auth.workspaceId, LANGFUSE, request.params.id);
     if (!found || found.deleted) throw new FeedloopError('FEEDLOOP_ERR_NOT_FOUND', `no score ${JSON.stringify(request.params.id)} in this workspace`, { field: 'id' });
@@ -108,7 +107,6 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
   const configView = (c: StoredScoreConfig, workspaceId: string) => langfuseConfigView(c, workspaceId, c.createdAt.toISOString(), c.updatedAt.toISOString());
 
   app.post('/api/public/score-configs', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: "Langfuse: create a score config (feedloop's /v1/score-configs)" } }, async (request) => {
-    secretOnly(request);
     const parsed = langfuseScoreConfigSchema.safeParse(request.body);
     if (!parsed.success) throw FeedloopError.from(firstIssue(parsed.error));
     const input = scoreConfigInputSchema.safeParse(langfuseConfigInput(parsed.data));
@@ -121,8 +119,7 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
     '/api/public/score-configs',
     { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: "Langfuse: the workspace's score configs, archived ones included" } },
     async (request) => {
-      secretOnly(request);
-      const { workspaceId } = authOf(request);
+        const { workspaceId } = authOf(request);
       const all = await listScoreConfigs(db, workspaceId, { archived: true });
       const limit = Math.min(Math.max(Number(request.query.limit) || 50, 1), 100);
       const page = Math.max(Number(request.query.page) || 1, 1);
@@ -134,7 +131,6 @@ export const langfuseRoutes: FastifyPluginAsync<AppServices> = async (app, { db,
   );
 
   app.get<{ Params: { id: string } }>('/api/public/score-configs/:id', { ...ROUTE, onRequest: authenticate, schema: { ...ROUTE.schema, summary: 'Langfuse: a score config' } }, async (request) => {
-    secretOnly(request);
     const { workspaceId } = authOf(request);
     const found = await getScoreConfig(db, workspaceId, request.params.id);
     if (!found) throw new FeedloopError('FEEDLOOP_ERR_SCORE_CONFIG_NOT_FOUND', `no score config ${JSON.stringify(request.params.id)} in this workspace`, { field: 'id' });
