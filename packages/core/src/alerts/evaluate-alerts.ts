@@ -135,54 +135,58 @@ function observeRate(rule: AlertRule, counts: WindowCounts, registered: Register
   // The counts are events and the denominators distinct responses or sessions, so a response
   // corrected twice could take the rate past 100 (docs/alerts.md, "Approximations"): capped.
   const value = sample === 0 ? 0 : Math.min(PERCENT, percent(numerator, sample));
-  const enough = sample >= rule.minSample;
   const below = rule.kind === 'satisfaction';
-  const breached = enough && (below ? value < rule.threshold : value > rule.threshold);
-  const clear = enough && (below ? value >= rule.threshold + rule.hysteresis : value <= rule.threshold - rule.hysteresis);
   const unit = rule.kind === 'escalation_rate' ? 'sessions' : rule.kind === 'correction_rate' ? 'responses' : 'rated responses';
-  return {
-    ruleId: rule.id,
-    kind: rule.kind,
-    severity: rule.severity,
-    fingerprint: alertFingerprint(rule.id, {}),
-    labels: {},
+  return thresholdObservation(rule, {
     metric,
     value,
-    threshold: rule.threshold,
     sample,
-    breached,
-    clear,
+    below,
     message: `${label} ${value} % is ${below ? 'below' : 'above'} ${rule.threshold} % over the last ${rule.windowHours} h (${sample} ${unit})`,
-  };
+  });
 }
 
-/** A spike rule: one observation per category in the window or with an open alert of the rule. */
 /** Decimals a score mean is compared and reported with. */
 const MEAN_DECIMALS = 4;
 
 /** A score_mean rule over its window: the mean of the named score's numeric values. */
 function observeScoreMean(rule: AlertRule, name: string, window: { count: number; sum: number }): Observation {
   const value = window.count === 0 ? 0 : Number((window.sum / window.count).toFixed(MEAN_DECIMALS));
-  const enough = window.count >= rule.minSample;
   const below = rule.direction !== 'above';
-  const breached = enough && (below ? value < rule.threshold : value > rule.threshold);
-  const clear = enough && (below ? value >= rule.threshold + rule.hysteresis : value <= rule.threshold - rule.hysteresis);
+  return thresholdObservation(rule, {
+    metric: `${SCORE_METRIC_PREFIX}${name}`,
+    value,
+    sample: window.count,
+    below,
+    message: `Mean ${JSON.stringify(name)} score ${value} is ${below ? 'below' : 'above'} ${rule.threshold} over the last ${rule.windowHours} h (${window.count} scores)`,
+  });
+}
+
+/**
+ * A rule with one threshold on one value: breached past the threshold (below it, or above it) on
+ * enough sample, clear once back past it by the rule's hysteresis.
+ */
+function thresholdObservation(rule: AlertRule, o: { metric: string; value: number; sample: number; below: boolean; message: string }): Observation {
+  const enough = o.sample >= rule.minSample;
+  const breached = enough && (o.below ? o.value < rule.threshold : o.value > rule.threshold);
+  const clear = enough && (o.below ? o.value >= rule.threshold + rule.hysteresis : o.value <= rule.threshold - rule.hysteresis);
   return {
     ruleId: rule.id,
     kind: rule.kind,
     severity: rule.severity,
     fingerprint: alertFingerprint(rule.id, {}),
     labels: {},
-    metric: `${SCORE_METRIC_PREFIX}${name}`,
-    value,
+    metric: o.metric,
+    value: o.value,
     threshold: rule.threshold,
-    sample: window.count,
+    sample: o.sample,
     breached,
     clear,
-    message: `Mean ${JSON.stringify(name)} score ${value} is ${below ? 'below' : 'above'} ${rule.threshold} over the last ${rule.windowHours} h (${window.count} scores)`,
+    message: o.message,
   };
 }
 
+/** A spike rule: one observation per category in the window or with an open alert of the rule. */
 function observeSpikes(rule: AlertRule, counts: WindowCounts, baseline: WindowCounts, open: readonly OpenAlert[]): Observation[] {
   const baselineDays = rule.baselineDays ?? 1;
   const minCount = rule.minCount ?? 1;
