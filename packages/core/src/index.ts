@@ -356,4 +356,4 @@ export {
   type ScoreMapping,
 } from './scores/score-config.js';
 export { mapScore, scoreOf, storedScoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
-export { meanInterval, scoreReward, summarizeScores, type RewardConfig, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';
+export { meanInterval, scoreRange, scoreReward, summarizeScores, type RewardConfig, type ScoreRange, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkScoreConfig, mapScore, scoreOf, validateScore, voteSlot, type ScoreConfig, type ScoreEvent } from '../src/index.js';
+import { checkScoreConfig, mapScore, scoreOf, scoreRange, summarizeScores, validateScore, voteSlot, type ScoreConfig, type ScoreEvent } from '../src/index.js';
 
 const config = (over: Partial<ScoreConfig>): ScoreConfig => ({ id: 'sc_1', name: 'x', dataType: 'numeric', mapsTo: 'none', weight: 0, archived: false, ...over });
 const event = (payload: ScoreEvent['payload']): ScoreEvent => ({ responseId: 'r', userId: 'u', type: 'score', payload }) as ScoreEvent;
@@ -66,5 +66,22 @@ describe('checkScoreConfig', () => {
     expect(checkScoreConfig({ name: 'a', dataType: 'numeric', mapsTo: 'rating', min: 0 })?.field).toBe('mapsTo');
     expect(checkScoreConfig({ name: 'a', dataType: 'categorical' })?.field).toBe('categories');
     expect(checkScoreConfig({ name: 'a', dataType: 'boolean', max: 1 })?.field).toBe('max');
+  });
+});
+
+describe('score intervals within the config range', () => {
+  it("keeps a mean's interval within the values its config allows", () => {
+    const sums = [{ name: 'tone', count: 2, valued: 2, sum: 1, sumSquares: 1, labels: { polite: 1, rude: 1 } }];
+    const [open] = summarizeScores(sums);
+    expect(open!.interval!.lower).toBeLessThan(-5);
+    const [kept] = summarizeScores(sums, new Map([['tone', scoreRange({ dataType: 'boolean' })]]));
+    expect(kept).toMatchObject({ mean: 0.5, interval: { lower: 0, upper: 1 } });
+  });
+
+  it('reads the range of each kind of config', () => {
+    expect(scoreRange({ dataType: 'numeric', min: 1 })).toEqual({ min: 1 });
+    expect(scoreRange({ dataType: 'numeric', min: 1, max: 5 })).toEqual({ min: 1, max: 5 });
+    expect(scoreRange({ dataType: 'categorical', categories: [{ value: 2, label: 'b' }, { value: -1, label: 'a' }] })).toEqual({ min: -1, max: 2 });
+    expect(scoreRange({ dataType: 'categorical', categories: [] })).toEqual({});
   });
 });

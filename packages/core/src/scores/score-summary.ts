@@ -53,23 +53,51 @@ export function meanInterval(n: number, sum: number, sumSquares: number, confide
   return { mean, lower: mean - half, upper: mean + half };
 }
 
+/** The values a score of one name can take (its config's range), when known. */
+export interface ScoreRange {
+  min?: number;
+  max?: number;
+}
+
 /**
- * Summarizes each score name's sums, by name.
+ * The range a config allows: a numeric config's `min`/`max` (either may be open), a boolean's 0..1,
+ * a categorical config's lowest and highest category value.
+ *
+ * @example
+ * scoreRange({ dataType: 'boolean' }) // { min: 0, max: 1 }
+ * scoreRange({ dataType: 'numeric', min: 1 }) // { min: 1 }
+ */
+export function scoreRange(config: RewardConfig): ScoreRange {
+  if (config.dataType === 'boolean') return { min: 0, max: 1 };
+  if (config.dataType === 'categorical') {
+    const values = (config.categories ?? []).map((c) => c.value);
+    return values.length === 0 ? {} : { min: Math.min(...values), max: Math.max(...values) };
+  }
+  return { ...(config.min === undefined ? {} : { min: config.min }), ...(config.max === undefined ? {} : { max: config.max }) };
+}
+
+/**
+ * Summarizes each score name's sums, by name. A mean's interval is kept within the values its
+ * config allows (`ranges`, by name): with a few scores the t interval runs past them (two
+ * scores of 0 and 1 gave -5.85..6.85 on a 0..1 score), and a bound no score can reach tells a
+ * reader nothing.
  *
  * @example
  * summarizeScores([{ name: 'tone', count: 3, valued: 3, sum: 2, sumSquares: 2, labels: { polite: 2, rude: 1 } }])
  * // [{ name: 'tone', count: 3, mean: 0.6667, interval: { lower: …, upper: … }, categories: { polite: 2, rude: 1 } }]
  */
-export function summarizeScores(sums: readonly ScoreSums[]): ScoreSummary[] {
+export function summarizeScores(sums: readonly ScoreSums[], ranges: ReadonlyMap<string, ScoreRange> = new Map()): ScoreSummary[] {
   return [...sums]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((s) => {
       const m = meanInterval(s.valued, s.sum, s.sumSquares);
+      const range = ranges.get(s.name) ?? {};
+      const clamp = (x: number): number => Math.min(range.max ?? Infinity, Math.max(range.min ?? -Infinity, x));
       return {
         name: s.name,
         count: s.count,
         mean: m.mean === null ? null : round(m.mean),
-        interval: m.lower === null || m.upper === null ? null : { lower: round(m.lower), upper: round(m.upper) },
+        interval: m.lower === null || m.upper === null ? null : { lower: round(clamp(m.lower)), upper: round(clamp(m.upper)) },
         categories: Object.fromEntries(Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       };
     });

@@ -59,9 +59,9 @@ function LiveCounters() {
 const fixed = (x: number | null, digits = 2): string => (x === null ? '–' : x.toFixed(digits));
 
 /**
- * One card per named score (docs/scores.md) over the range: how many, the mean ± half its 95 %
- * interval, and the labels given; the numbers of `GET /v1/stats?groupBy=score`. Nothing when the
- * workspace has no scores.
+ * One card per named score (docs/scores.md) over the range: the mean, how many, its 95 % interval
+ * (kept within the config's range, so not always symmetric: no ±) and the labels given; the
+ * numbers of `GET /v1/stats?groupBy=score`. Nothing when the workspace has no scores.
  */
 function ScoreCards({ from }: { from: string }) {
   const [scores] = useLoad(() => api<{ scores?: ScoreSummary[] }>('GET', `/v1/stats?groupBy=score&from=${from}`), [from]);
@@ -73,7 +73,7 @@ function ScoreCards({ from }: { from: string }) {
           <Figure
             key={s.name}
             label={s.name}
-            value={s.mean === null ? num(s.count) : `${fixed(s.mean)}${s.interval ? ` ± ${fixed((s.interval.upper - s.interval.lower) / 2)}` : ''}`}
+            value={s.mean === null ? num(s.count) : fixed(s.mean)}
             sub={`${num(s.count)} score${s.count === 1 ? '' : 's'}${s.interval ? ` · 95 % interval ${fixed(s.interval.lower)}–${fixed(s.interval.upper)}` : ''}${
               Object.keys(s.categories).length > 0 ? ` · ${Object.entries(s.categories).map(([k, n]) => `${k} ${n}`).join(', ')}` : ''
             }`}

@@ -3,7 +3,7 @@
  * `GET /api/rag/feedback/stats` (the same numbers as `FeedbackStats`). Both read the rollups and
  * today's live counters, never events (see store/stats-report.ts). Rates are percentages 0–100.
  */
-import { DAY_MS, STATS_GROUP_BY, summarizeScores, utcDay, type StatsGroupBy } from '@feedloop/core';
+import { DAY_MS, STATS_GROUP_BY, scoreRange, summarizeScores, utcDay, type StatsGroupBy } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -12,6 +12,7 @@ import { loadStatsReport, STATS_DIMENSION_COLUMNS, statsDimensionSeen, type Live
 import { watchWorkspaceRates } from '../../metrics.js';
 import { uncombinableFilter, workspaceRates, type StatsFilters } from '../../store/stats-sums.js';
 import { scoreSums } from '../../store/score-reads.js';
+import { listScoreConfigs } from '../../store/score-configs.js';
 import { authOf } from '../auth.js';
 import { heavyReadClient } from '../../db/sql-client.js';
 import type { AppServices } from '../services.js';
@@ -208,7 +209,9 @@ export const statsReportRoutes: FastifyPluginAsync<AppServices> = async (app, { 
       // answers zeros, not silence). Checked only when nothing matched: the common case costs nothing.
       const warnings = report.events === 0 && report.responses === 0 && report.total === 0 ? await unseenFilterValues(heavy, workspaceId, filters) : [];
       if (!byScore) return { ...report, warnings };
-      return { ...report, groupBy: 'score' as const, scores: summarizeScores(await scoreSums(heavy, workspaceId, range.from, range.to)), warnings };
+      // Each interval kept within the values its config allows (archived configs too: their old scores count).
+      const [sums, configs] = await Promise.all([scoreSums(heavy, workspaceId, range.from, range.to), listScoreConfigs(heavy, workspaceId, { archived: true })]);
+      return { ...report, groupBy: 'score' as const, scores: summarizeScores(sums, new Map(configs.map((c) => [c.name, scoreRange(c)]))), warnings };
     },
   });
 
