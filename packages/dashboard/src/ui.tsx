@@ -112,7 +112,7 @@ export function LineChart({ series, labels, height = 200, max = 100 }: { series:
   const n = Math.max(1, labels.length - 1);
   const y = (v: number): number => height - 20 - (v / max) * (height - 30);
   return (
-    <svg ref={ref} viewBox={`0 0 ${w} ${height}`} style={{ height: `${height}px` }} class="chart" role="img" aria-label={series.map((s) => s.name).join(', ')}>
+    <svg ref={ref} viewBox={`0 0 ${w} ${height}`} style={{ height: `${height}px`, overflow: 'visible' }} class="chart" role="img" aria-label={series.map((s) => s.name).join(', ')}>
       {[0, 25, 50, 75, 100].map((g) => (
         <g key={g}>
           <line x1="30" x2={w} y1={y((g / 100) * max)} y2={y((g / 100) * max)} class="grid" />
@@ -121,12 +121,22 @@ export function LineChart({ series, labels, height = 200, max = 100 }: { series:
       ))}
       {series.map((s) => {
         let d = '';
+        // A value with no neighbour draws no line: it gets a dot (one rated day showed an empty chart).
+        const dots: Array<[number, number]> = [];
         s.values.forEach((v, i) => {
           if (v === null) return;
           const x = 30 + (i / n) * (w - 30);
           d += `${d && s.values[i - 1] !== null ? 'L' : 'M'}${x.toFixed(1)},${y(v).toFixed(1)}`;
+          if ((s.values[i - 1] ?? null) === null && (s.values[i + 1] ?? null) === null) dots.push([x, y(v)]);
         });
-        return <path key={s.name} d={d} fill="none" stroke={s.color} stroke-width="2" />;
+        return (
+          <g key={s.name}>
+            <path d={d} fill="none" stroke={s.color} stroke-width="2" />
+            {dots.map(([cx, cy]) => (
+              <circle key={cx} cx={cx.toFixed(1)} cy={cy.toFixed(1)} r="4" fill={s.color} />
+            ))}
+          </g>
+        );
       })}
       <text x="30" y={height - 4} class="axis">{labels[0]}</text>
       <text x={w} y={height - 4} class="axis" text-anchor="end">{labels[labels.length - 1]}</text>
