@@ -328,6 +328,7 @@ export {
   langSmithFeedbackSchema,
   langSmithFeedbackState,
   langSmithFeedbackUpdateSchema,
+  scoreConfigOfLangSmith,
   updatedLangSmithFeedback,
   type LangSmithFeedbackConfig,
   type LangSmithFeedbackInput,

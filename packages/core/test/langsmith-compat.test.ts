@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  scoreConfigOfLangSmith,
   assembleLangSmithMultipart,
   checkLangSmithFeedbackConfig,
   langSmithCorrectionText,
@@ -157,5 +158,17 @@ describe('assembleLangSmithMultipart', () => {
     expect(out.feedback).toEqual([{ id: 'f1', run_id: 'r1', key: 'user_score', score: 1 }]);
     expect(out.attachments).toBe(1);
     expect(out.refused.map((r) => r.part).sort()).toEqual(['other.x', 'post.r2.inputs', 'post.r3']);
+  });
+});
+
+describe('a LangSmith feedback config as a score config', () => {
+  it('keeps continuous bounds and categorical values; freeform and refused configs give none', () => {
+    expect(scoreConfigOfLangSmith('correctness', { type: 'continuous', min: 0, max: 1 })).toMatchObject({ name: 'correctness', dataType: 'numeric', min: 0, max: 1 });
+    expect(scoreConfigOfLangSmith('tone', { type: 'categorical', categories: [{ value: 0, label: 'rude' }, { value: 1 }] })).toMatchObject({
+      dataType: 'categorical',
+      categories: [{ value: 0, label: 'rude' }, { value: 1, label: '1' }],
+    });
+    expect(scoreConfigOfLangSmith('note', { type: 'freeform' })).toBeUndefined();
+    expect(scoreConfigOfLangSmith('backwards', { type: 'continuous', min: 5, max: 1 })).toBeUndefined();
   });
 });

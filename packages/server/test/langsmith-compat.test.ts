@@ -176,6 +176,11 @@ for (const backend of BACKENDS) {
       // Outside its config: refused with LangSmith's { detail }, nothing stored.
       await expect(client.createFeedback(ids.root, 'groundedness', { score: 3, feedbackConfig: { type: 'continuous', min: 0, max: 1 } })).rejects.toThrow(/400.*score/);
       expect(await events(ids.root)).toHaveLength(2);
+      // The key's config was kept as its score config: a later score without one is checked against it.
+      const configs = (await t.app.inject({ method: 'GET', url: '/v1/score-configs', headers: t.auth })).json().configs as Array<Record<string, unknown>>;
+      expect(configs.find((c) => c.name === 'groundedness')).toMatchObject({ dataType: 'numeric', min: 0, max: 1 });
+      await expect(client.createFeedback(ids.root, 'groundedness', { score: 3 })).rejects.toThrow(/400/);
+      expect(await events(ids.root)).toHaveLength(2);
     });
 
     it('keeps feedback given before its run arrives: the response is bare, then completed by the run', async () => {

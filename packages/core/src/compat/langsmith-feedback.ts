@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { idSchema, metadataSchema } from '../event-schema.js';
 import { LIMITS } from '../limits.js';
 import type { ErrorBody } from '../error-codes.js';
+import { checkScoreConfig, scoreConfigInputSchema, type ScoreConfigInput } from '../scores/score-config.js';
 import { langSmithOutputText } from './langsmith-text.js';
 
 /** LangSmith's feedback config: the shape of a key's values. */
@@ -129,6 +130,29 @@ export function checkLangSmithFeedbackConfig(state: Pick<LangSmithFeedbackState,
     return invalid(field, `${n} is none of the feedback config's categories (${config.categories.map((c) => c.value).join(', ')})`);
   }
   return undefined;
+}
+
+/**
+ * The score config a LangSmith feedback config describes, for a key the workspace has no config
+ * of (LangSmith keeps a key's config from its first feedback; feedloop keeps it as the key's score
+ * config, so later scores are checked and summarized against it). `continuous` is numeric with
+ * its bounds, `categorical` categorical with its values (a missing label is the value);
+ * `freeform` and a config feedloop's checks refuse (bounds out of order, repeated values) give none.
+ *
+ * @example
+ * scoreConfigOfLangSmith('correctness', { type: 'continuous', min: 0, max: 1 })
+ * // { name: 'correctness', dataType: 'numeric', min: 0, max: 1, description: 'From a LangSmith feedback config' }
+ */
+export function scoreConfigOfLangSmith(key: string, config: LangSmithFeedbackConfig): ScoreConfigInput | undefined {
+  const description = 'From a LangSmith feedback config';
+  let input: unknown;
+  if (config.type === 'continuous') {
+    input = { name: key, dataType: 'numeric', description, ...(config.min == null ? {} : { min: config.min }), ...(config.max == null ? {} : { max: config.max }) };
+  } else if (config.type === 'categorical' && config.categories && config.categories.length > 0) {
+    input = { name: key, dataType: 'categorical', description, categories: config.categories.map((c) => ({ value: c.value, label: c.label ?? String(c.value) })) };
+  }
+  const parsed = input === undefined ? undefined : scoreConfigInputSchema.safeParse(input);
+  return parsed?.success && checkScoreConfig(parsed.data) === undefined ? parsed.data : undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   checkLangSmithFeedbackConfig,
   langSmithFeedbackEvents,
   langSmithFeedbackState,
+  scoreConfigOfLangSmith,
   updatedLangSmithFeedback,
   validateFeedbackEvent,
   type ErrorBody,
@@ -21,6 +22,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../store/auth-context.js';
+import { createScoreConfig, scoreConfigsFor } from '../store/score-configs.js';
 import {
   feedbackContext,
   insertLangSmithFeedback,
@@ -114,8 +116,10 @@ export async function createLangSmithFeedback(
   }
   const feedbackId = input.id ?? uuidv7();
   const state = langSmithFeedbackState(input);
-  const problem = checkLangSmithFeedbackConfig(state, options.config ?? input.feedback_config ?? input.feedbackConfig);
+  const config = options.config ?? input.feedback_config ?? input.feedbackConfig;
+  const problem = checkLangSmithFeedbackConfig(state, config);
   if (problem) throw FeedloopError.from(problem);
+  await keepKeyConfig(deps.db, auth.workspaceId, state.key, config);
   const context = await feedbackContext(deps.db, auth.workspaceId, feedbackId, runId, input.trace_id);
   if (context.stored) {
     const earlier = await readLangSmithFeedback(deps.db, auth.workspaceId, feedbackId);
@@ -141,6 +145,19 @@ export async function createLangSmithFeedback(
   const stored = await readLangSmithFeedback(deps.db, auth.workspaceId, feedbackId);
   if (!stored) throw notFound(feedbackId);
   return stored;
+}
+
+/**
+ * Keeps a feedback config as its key's score config when the workspace has none of that name, as
+ * LangSmith keeps a key's config from its first feedback: the key's later scores are then checked
+ * and summarized against it (docs/compat.md). A config made meanwhile by another request stands.
+ */
+async function keepKeyConfig(db: SqlClient, workspaceId: string, key: string, config: LangSmithFeedbackConfig | null | undefined): Promise<void> {
+  const input = config ? scoreConfigOfLangSmith(key, config) : undefined;
+  if (!input || (await scoreConfigsFor(db, workspaceId, [key], [])).byName.has(key)) return;
+  await createScoreConfig(db, workspaceId, input).catch((err: unknown) => {
+    if (!(err instanceof FeedloopError && err.code === 'FEEDLOOP_ERR_SCORE_CONFIG_CONFLICT')) throw err;
+  });
 }
 
 /**
