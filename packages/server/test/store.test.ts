@@ -50,6 +50,8 @@ for (const backend of BACKENDS) {
         'feedback_stats_cells',
         'feedback_user_stats_daily',
         'feedloop_migrations',
+        'langsmith_feedback',
+        'langsmith_runs',
         'live_counters',
         'pipeline_effects',
         'pipeline_pending',
