@@ -52,7 +52,7 @@ export const scoreConfigInputSchema = z.strictObject(configFields);
 /** A new config as sent. */
 export type ScoreConfigInput = z.output<typeof scoreConfigInputSchema>;
 
-/** The body of `PATCH /v1/score-configs/:id`: any field, and `archived`. */
+/** The body of `PATCH /v1/score-configs/:id`: each field optional, and `archived`. */
 export const scoreConfigPatchSchema = z.strictObject({
   ...Object.fromEntries(Object.entries(configFields).map(([k, v]) => [k, v.optional()])),
   archived: z.boolean().optional().describe('true: archived (kept, no longer applied to new scores); false: restored'),

@@ -23,7 +23,7 @@ const MIN_GROWN_PAGES = 8;
 const STATISTICS_TARGET = 10;
 
 /**
- * Analyzes the tables that grew since their statistics were taken (or never had any), as
+ * Analyzes the tables that grew since their statistics were taken (or never had them), as
  * autovacuum would, each in a background transaction of its own so requests go first; a
  * partitioned table's own statistics are refreshed when one of its partitions was. Meant for
  * PGlite's sweep; harmless elsewhere.

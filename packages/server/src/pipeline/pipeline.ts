@@ -80,7 +80,7 @@ export interface PipelineDeps {
   sink?: StreamSink;
   observer?: PipelineObserver;
   /**
-   * Sends the webhook deliveries that are due (these ids, or up to `limit` of any), emit's
+   * Sends the webhook deliveries that are due (these ids, or up to `limit` of all that are due), emit's
    * `deliverDueWebhooks` bound to the deployment's settings by the composition root: the pipeline
    * queues deliveries in its transactions and asks for them to be sent, never sending them itself.
    */

@@ -61,7 +61,7 @@ const summarySchema = z.object({
   last_feedback_at: z.string().nullable(),
 });
 
-/** The RLHF seed's typed endpoints and the type each fills in (`submit` takes any). */
+/** The RLHF seed's typed endpoints and the type each fills in (`submit` takes every type). */
 const RLHF_ROUTES: ReadonlyArray<{ path: string; type?: RlhfFeedbackType; summary: string }> = [
   { path: '/api/v1/feedback/submit', summary: 'RLHF seed: submit a feedback event of any type (202)' },
   { path: '/api/v1/feedback/correction', type: 'correction', summary: 'RLHF seed: submit a correction; feedback_type defaults to correction (202)' },
