@@ -35,7 +35,7 @@ export {
   type ScoreEventView,
 } from './compat/langfuse-events.js';
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
-export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
+export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, voterOf, type Judgement, type ResponseFacts } from './acceptance.js';
 export { DAY_MS } from './time.js';
 export { correctedPair, revisionOf, storedCorrectionPair, type CorrectedPair, type RevisingEvent } from './corrected-pair.js';
 export { editDistancePercent, lcsLength } from './edit-distance.js';
@@ -262,6 +262,7 @@ export {
   type StatsInput,
   type StatsMeasures,
   type StatsReport,
+  type SourceMeasures,
 } from './stats/feedback-stats.js';
 export { anonymizedFeedback, type AnonymizedFeedback } from './training/anonymized.js';
 export { buildRows, groupProvenance, type RowProvenance } from './training/build-rows.js';
