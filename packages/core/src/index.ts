@@ -284,6 +284,7 @@ export { ktoRows, type KtoRow } from './training/kto.js';
 export { DEDUP_REASONS, LEFT_OUT_REASONS, exclusionReasons, type ReasonCounts } from './training/left-out.js';
 export { DEFAULT_NLI_WEIGHT, nliSamples, type NliSample } from './training/nli.js';
 export { openaiPreferenceRow, preferencePairs, trlDpoRow, type OpenAiPreferenceRow, type PairSource, type PreferencePair } from './training/preference.js';
+export { tallyPreferences, votedPairs, type PreferenceTally, type VotedPair } from './training/preference-votes.js';
 export { eventSignals, responseSignal, rewardPairRow, type RewardPairRow } from './training/reward.js';
 export { openaiChatRow, promptMessages, sftExamples, trlSftRow, type ChatMessage, type SftExample } from './training/sft.js';
 export { MAJORITY_RATIO, exampleContext, majorityVerdict, trainingExamples, type TrainingExample } from './training/training-example.js';
