@@ -177,5 +177,33 @@ for (const backend of BACKENDS) {
       expect(stats.bySource.explicit.events).toBe(3);
       expect(stats).toMatchObject({ total: 2, satisfactionRate: 100 });
     });
+
+    it('feeds the majority of a pair’s preferences to trl-dpo and openai-preference, ties and splits left out', async () => {
+      const lines = async (url: string) => {
+        const res = await send('GET', url);
+        expect(res.statusCode).toBe(200);
+        return res.body === '' ? [] : res.body.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      };
+      // ann preferred r1; bob (a reviewer) preferred r2; a judge r2: r2 wins 2 to 1.
+      const more = await send('POST', '/v1/feedback/batch', {
+        events: [
+          { id: 'src-pref2', responseId: 'src-r2', type: 'preference', source: 'review', userId: 'bob', payload: { pair: ['src-r1', 'src-r2'], preferred: 'src-r2' } },
+          { ...judge('src-pref3', 'src-r1', 'preference', 'gpt-judge', { pair: ['src-r2', 'src-r1'], preferred: 'src-r2' }) },
+          { id: 'src-pref4', responseId: 'src-r1', type: 'preference', userId: 'cy', payload: { pair: ['src-r1', 'src-r2'], preferred: 'tie' } },
+        ],
+      });
+      expect(more.json().results.map((r: { status: string }) => r.status)).toEqual(['accepted', 'accepted', 'accepted']);
+      await settle();
+      const dpo = await lines('/v1/exports/trl-dpo');
+      expect(dpo).toHaveLength(1);
+      expect(dpo[0]).toMatchObject({ prompt: 'How do I reset my password?', chosen: 'Ask an admin.', rejected: 'Click "forgot password".' });
+      const openai = await lines('/v1/exports/openai-preference');
+      expect(openai[0]).toMatchObject({ preferred_output: [{ role: 'assistant', content: 'Ask an admin.' }], non_preferred_output: [{ role: 'assistant', content: 'Click "forgot password".' }] });
+      // cy changes the tie to r1: ann and cy for r1, bob and the judge for r2; no majority, no line.
+      const changed = await send('POST', '/v1/feedback', { id: 'src-pref5', responseId: 'src-r1', type: 'preference', userId: 'cy', payload: { pair: ['src-r1', 'src-r2'], preferred: 'src-r1' } });
+      expect(changed.statusCode).toBe(202);
+      await settle();
+      expect(await lines('/v1/exports/trl-dpo')).toEqual([]);
+    });
   });
 }
