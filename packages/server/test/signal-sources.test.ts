@@ -107,6 +107,16 @@ for (const backend of BACKENDS) {
       expect(r1.quality.weightSum).toBeCloseTo(2.5, 10);
       expect(r1.quality.signalCount).toBe(4);
       expect(r1.feedbackBySource).toEqual({ explicit: 1, judge: 2, review: 1 });
+      // The stored signal weights (webhooks, exports' minWeight) say the same: a judge's is 0.
+      const weights = await t.db.query<{ event_id: string; weight: number }>(
+        `SELECT event_id, weight FROM feedback_signals WHERE workspace_id = $1 AND event_id IN ('src-u1', 'src-v1', 'src-j2') ORDER BY event_id`,
+        [t.workspaceId],
+      );
+      expect(weights).toEqual([
+        { event_id: 'src-j2', weight: 0 },
+        { event_id: 'src-u1', weight: 1 },
+        { event_id: 'src-v1', weight: 1.5 },
+      ]);
       const sources = Object.fromEntries((r1.feedback as Array<{ id: string; source: string }>).map((e) => [e.id, e.source]));
       expect(sources).toEqual({ 'src-u1': 'explicit', 'src-v1': 'review', 'src-j1': 'judge', 'src-j2': 'judge' });
       // The list counts the users' votes, and reviews and judgements apart; a judge's vote tags no rating.
