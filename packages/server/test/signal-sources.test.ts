@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupDirtyDays } from '../src/pipeline/rollup.js';
 import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
+import { workspaceAggregates } from '../src/store/aggregates.js';
+import { readPastHourlyCounts } from '../src/store/alert-history.js';
 import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
 
 const judge = (id: string, responseId: string, type: string, evaluatorId = 'gpt-judge', payload?: unknown) => ({
@@ -98,6 +100,13 @@ for (const backend of BACKENDS) {
       expect(live.byPolarity).toEqual({ positive: 1, negative: 0, neutral: 0 });
       // A judge's rating is no user's: the top issues stay empty.
       expect(stats.topIssues).toEqual([]);
+      // The privacy aggregates and the alert preview's past hours count the users' signals alone too.
+      const from = new Date(Date.now() - 86_400_000);
+      const [agg] = await workspaceAggregates(t.db, t.workspaceId, 'day', from, new Date(Date.now() + 60_000));
+      expect(agg).toMatchObject({ events: 1, rated: 1, positive: 1, negative: 0, users: 1 });
+      const hours = await readPastHourlyCounts(t.db, t.workspaceId, from);
+      expect(hours.reduce((n, h) => n + h.negative, 0)).toBe(0);
+      expect(hours.reduce((n, h) => n + h.positive, 0)).toBe(1);
     });
 
     it('weighs a review as a person and a judge 0 in the composite score', async () => {

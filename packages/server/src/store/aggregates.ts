@@ -4,6 +4,7 @@
  * workspace's `kAnonymity` can be suppressed (core suppressSmallGroups).
  */
 import type { SqlExecutor } from '../db/sql-client.js';
+import { BY_USERS } from './response-list-tags.js';
 
 /** Dimensions a group can be formed by. */
 export const AGGREGATE_GROUP_BY = ['agent', 'model', 'query_type', 'variant', 'day'] as const;
@@ -31,7 +32,11 @@ const GROUP_EXPR: Record<AggregateGroupBy, string> = {
   day: "to_char(s.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
 };
 
-/** Events are counted by their sample weight (1, or 1 / rate for a sampled implicit signal): the estimate of all events. */
+/**
+ * Events are counted by their sample weight (1, or 1 / rate for a sampled implicit signal): the
+ * estimate of all events. Aggregates are what users said: reviewers' and judges' signals are left
+ * out (`BY_USERS`).
+ */
 const SELECT_COUNTS = `round(sum(COALESCE(s.sample_weight, 1)))::int AS events,
   count(*) FILTER (WHERE s.type IN ('thumbs_up', 'thumbs_down', 'rating', 'rate_usefulness') AND s.polarity IN ('positive', 'negative'))::int AS rated,
   count(*) FILTER (WHERE s.type IN ('thumbs_up', 'thumbs_down', 'rating', 'rate_usefulness') AND s.polarity = 'positive')::int AS positive,
@@ -48,7 +53,7 @@ export async function workspaceAggregates(db: SqlExecutor, workspaceId: string, 
   return db.query<AggregateGroup>(
     `SELECT ${GROUP_EXPR[groupBy]} AS "group", ${SELECT_COUNTS}, count(DISTINCT s.user_id)::int AS users
        FROM feedback_signals s JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
-      WHERE s.workspace_id = $1 AND s.status = 'counted' AND s.occurred_at >= $2 AND s.occurred_at < $3
+      WHERE s.workspace_id = $1 AND s.status = 'counted' AND s.occurred_at >= $2 AND s.occurred_at < $3 AND ${BY_USERS}
       GROUP BY 1 ORDER BY 1 NULLS LAST`,
     [workspaceId, from, to],
   );
@@ -76,7 +81,7 @@ export async function tenantBaselineParts(db: SqlExecutor, tenantId: string, gro
        FROM workspaces w
        JOIN feedback_signals s ON s.workspace_id = w.id
        JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
-      WHERE w.tenant_id = $1 AND s.status = 'counted' AND s.occurred_at >= $2 AND s.occurred_at < $3
+      WHERE w.tenant_id = $1 AND s.status = 'counted' AND s.occurred_at >= $2 AND s.occurred_at < $3 AND ${BY_USERS}
       GROUP BY 1, w.id ORDER BY 1 NULLS LAST, w.id`,
     [tenantId, from, to],
   );

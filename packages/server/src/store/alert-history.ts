@@ -1,10 +1,12 @@
 /**
  * Past hourly counts rebuilt from the processed signals, for the alert rule preview: the live
  * `feedback_metrics_hourly` keeps only the longest window and baseline (about three weeks), and a
- * preview looks back 30 days plus a baseline. The counts follow pipeline/hourly-counts.ts.
+ * preview looks back 30 days plus a baseline. The counts follow pipeline/hourly-counts.ts: the
+ * users' signals only (a reviewer's or a judge's are not counted there either).
  */
 import { RATING_TYPES, type HourlyCounts, type HourlyRegistered } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { BY_USERS } from './response-list-tags.js';
 
 const HOUR_SQL = (column: string): string => `date_trunc('hour', ${column} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
 
@@ -23,14 +25,14 @@ export async function readPastHourlyCounts(db: SqlExecutor, workspaceId: string,
               count(*) FILTER (WHERE type = ANY($3::text[]) AND polarity = 'negative')::int AS negative,
               count(*) FILTER (WHERE type = 'correction')::int AS corrections,
               count(*) FILTER (WHERE type = 'escalation')::int AS escalations
-         FROM feedback_signals WHERE workspace_id = $1 AND status = 'counted' AND occurred_at >= $2
+         FROM feedback_signals s WHERE workspace_id = $1 AND status = 'counted' AND occurred_at >= $2 AND ${BY_USERS}
         GROUP BY 1 ORDER BY 1`,
       [workspaceId, from.toISOString(), [...RATING_TYPES]],
     ),
     db.query<{ hour: Date; category: string; n: number }>(
       `SELECT ${HOUR_SQL('occurred_at')} AS hour, c AS category, count(*)::int AS n
-         FROM feedback_signals, unnest(categories) c
-        WHERE workspace_id = $1 AND status = 'counted' AND occurred_at >= $2 AND polarity = 'negative'
+         FROM feedback_signals s, unnest(categories) c
+        WHERE workspace_id = $1 AND status = 'counted' AND occurred_at >= $2 AND polarity = 'negative' AND ${BY_USERS}
         GROUP BY 1, 2`,
       [workspaceId, from.toISOString()],
     ),
