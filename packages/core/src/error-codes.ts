@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_AUTH_MISSING_KEY: { status: 401, description: 'No `Authorization: Bearer <key>` header' },
   FEEDLOOP_ERR_AUTH_INVALID_KEY: { status: 401, description: 'The key is unknown, revoked, or its workspace is gone' },
   FEEDLOOP_ERR_AUTH_FORBIDDEN: { status: 403, description: 'A public key may only submit feedback' },
+  FEEDLOOP_ERR_AUTH_SOURCE_FORBIDDEN: { status: 403, description: 'A public key or a feedback token claimed source `review` or `judge`; only a secret key may' },
   FEEDLOOP_ERR_RATE_LIMITED: { status: 429, description: 'Too many submissions from this client; see Retry-After' },
   FEEDLOOP_ERR_HEAVY_READS_BUSY: { status: 429, description: 'Too many exports, user contexts, insights or stats ranges at once (in this workspace or this process); see Retry-After' },
   FEEDLOOP_ERR_RESPONSE_NOT_FOUND: { status: 404, description: 'No response with that id in this workspace' },

@@ -40,7 +40,15 @@ export { DAY_MS } from './time.js';
 export { correctedPair, revisionOf, storedCorrectionPair, type CorrectedPair, type RevisingEvent } from './corrected-pair.js';
 export { editDistancePercent, lcsLength } from './edit-distance.js';
 export { ERROR_CODES, statusOf, type ErrorBody, type ErrorCode } from './error-codes.js';
-export { ERROR_CATEGORIES, OUTPUT_ISSUES, PAYLOAD_SCHEMAS, RAG_CATEGORIES, type FeedbackPayload } from './event-payloads.js';
+export {
+  ERROR_CATEGORIES,
+  OUTPUT_ISSUES,
+  PAYLOAD_SCHEMAS,
+  PREFERENCE_TIE,
+  RAG_CATEGORIES,
+  preferencePayloadSchema,
+  type FeedbackPayload,
+} from './event-payloads.js';
 export {
   EVENT_SCHEMAS,
   feedbackEventSchema,
@@ -51,16 +59,24 @@ export {
   type FeedbackEventInput,
 } from './event-schema.js';
 export {
+  ATTRIBUTABLE_TYPES,
+  ATTRIBUTED_SOURCES,
   EVENT_TYPE_SOURCES,
   FEEDBACK_EVENT_TYPES,
   LABEL_ACTION_TYPES,
   SIGNAL_SOURCES,
   THUMBS_TYPES,
+  allowedSources,
   isFeedbackEventType,
+  isUserSource,
+  sourceOfEvent,
   sourceOfType,
+  type AttributedSource,
   type FeedbackEventType,
   type SignalSource,
+  type TypeSource,
 } from './event-types.js';
+export { SOURCE_CLAIMANTS, sourceClaimError } from './source-claims.js';
 export { classifyIpAddress, type IpAddressClass } from './ip-address.js';
 export { ID_PATTERN, LIMITS } from './limits.js';
 export { classify } from './signals/classify.js';
