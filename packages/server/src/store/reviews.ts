@@ -132,6 +132,7 @@ export async function recordReview(
     const [item] = await tx.query<{ id: string; response_id: string; response_b_id: string | null; reviews: number; state: 'open' | 'done' }>(
       'SELECT id, response_id, response_b_id, reviews, state FROM review_items WHERE workspace_id = $1 AND queue_id = $2 AND id = $3 FOR UPDATE',
       [workspaceId, queue.id, itemId],
+      { prepare: true },
     );
     if (!item) throw new FeedloopError('FEEDLOOP_ERR_REVIEW_ITEM_NOT_FOUND', `itemId: no item ${JSON.stringify(itemId)} in this queue`, { field: 'itemId' });
     // One read under the lock (a statement of its own: it sees what committed before the lock
@@ -145,6 +146,7 @@ export async function recordReview(
          LEFT JOIN LATERAL (SELECT extract(epoch FROM now() - v.reserved_at)::float8 AS seconds, v.first_response_id FROM review_reservations v
                              WHERE v.workspace_id = $1 AND v.item_id = $2 AND v.reviewer = $3 AND NOT v.skipped AND v.expires_at > now()) AS h ON true`,
       [workspaceId, itemId, reviewer.name],
+      { prepare: true },
     );
     const earlier = state0?.earlier_version ?? null;
     const held = state0?.held === true;
@@ -188,6 +190,7 @@ export async function recordReview(
         reviews,
         state,
       ],
+      { prepare: true },
     );
     if (!row) throw new Error('the review upsert returned no row');
     // In the review's own transaction: one commit less per review, and no review without its entry.
