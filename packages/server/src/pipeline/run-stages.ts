@@ -10,6 +10,9 @@ import {
   dedupStage,
   documentTallies,
   enrich,
+  isUserSource,
+  judgeWeight,
+  sourceOfEvent,
   learningSignal,
   liveCounterFields,
   outboundMessageId,
@@ -20,6 +23,7 @@ import {
   type CounterDeltas,
   type DocumentTally,
   type LearningSignal,
+  type ScoredSignal,
   type OutboundMessage,
 } from '@feedloop/core';
 import { FeedloopError, storedFailure } from '../errors.js';
@@ -82,6 +86,8 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       classification = classify(enriched, c.settings);
       // A sampled implicit signal stands for 1 / rate of its kind (ingest/privacy-screen.ts).
       weight = weigh(classification, event.occurredAt, asOf, c.settings).base * c.sampleWeight;
+      // A judge's signal weighs what core's judgeWeight says (0 until issue 28), as in the composite score.
+      if (sourceOfEvent(event) === 'judge') weight = judgeWeight(judgedSignal(event, classification), weight, c.settings);
       signal = learningSignal(enriched, classification);
       ({ sessionId, userId } = enriched);
     } catch (err) {
@@ -107,12 +113,15 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       out.counters,
       event.workspaceId,
       counterDay,
-      liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted' }),
+      liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted', source: sourceOfEvent(event) }),
     );
-    addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
+    // The hourly counts (alerts) and document effectiveness are what users said: a reviewer's or
+    // a judge's verdict is counted by source (live counters, rollup) and weighed in the score only.
+    const byUser = isUserSource(sourceOfEvent(event));
+    if (byUser) addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
     // A label action names a part of the response (a fragment, an edge, a page): it says nothing
     // about the response's other documents, so it is not spread over them (docs/documents.md).
-    if (c.documentIds.length > 0 && event.targetId === null) {
+    if (byUser && c.documentIds.length > 0 && event.targetId === null) {
       const items = docItems.get(event.workspaceId) ?? [];
       items.push({ documentIds: c.documentIds, polarity: classification.polarity, value: classification.value, weight, categories: classification.categories });
       docItems.set(event.workspaceId, items);
@@ -128,7 +137,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
         out.dirtyDays.push({ workspaceId: event.workspaceId, day });
       }
     }
-    addCounterDeltas(out.counters, event.workspaceId, days[0] ?? counterDay, ratedCounterFields(event.type, classification.polarity));
+    addCounterDeltas(out.counters, event.workspaceId, days[0] ?? counterDay, ratedCounterFields(event.type, classification.polarity, event.source));
     if (!rescore.has(`${event.workspaceId}\u0000${event.responseId}`)) {
       rescore.add(`${event.workspaceId}\u0000${event.responseId}`);
       out.responses.push({ workspaceId: event.workspaceId, responseId: event.responseId });
@@ -162,6 +171,23 @@ function baseRow(c: ClaimedEvent): SignalRow {
     correction: null,
     occurred_at: event.occurredAt.toISOString(),
     sample_weight: c.sampleWeight === 1 ? null : c.sampleWeight,
+  };
+}
+
+/** A judge event as the scored signal judgeWeight reads (its evaluator from `metadata.evaluatorId`). */
+function judgedSignal(event: ClaimedEvent['event'], cls: Classification): ScoredSignal {
+  const evaluator = event.metadata?.['evaluatorId'];
+  return {
+    eventId: event.id,
+    type: event.type,
+    userId: event.userId,
+    signalClass: cls.signalClass,
+    polarity: cls.polarity,
+    value: cls.value,
+    occurredAt: event.occurredAt,
+    editDistance: event.editDistance,
+    source: 'judge',
+    ...(typeof evaluator === 'string' ? { evaluatorId: evaluator } : {}),
   };
 }
 
