@@ -54,6 +54,12 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_SCORE_CONFIG_NOT_FOUND: { status: 404, description: 'No score config with that id in this workspace' },
   FEEDLOOP_ERR_SCORE_CONFIG_CONFLICT: { status: 409, description: 'A score config of that name exists in this workspace (names are unique, archived ones too)' },
   FEEDLOOP_ERR_FEEDBACK_NOT_FOUND: { status: 404, description: 'No feedback event with that id in this workspace' },
+  FEEDLOOP_ERR_REVIEWER_FORBIDDEN: { status: 403, description: 'A reviewer key may only list its queues, reserve and review their items, and read what an item shows' },
+  FEEDLOOP_ERR_REVIEWER_NOT_MEMBER: { status: 403, description: 'The reviewer is not a member of this review queue' },
+  FEEDLOOP_ERR_REVIEW_QUEUE_NOT_FOUND: { status: 404, description: 'No review queue with that id in this workspace' },
+  FEEDLOOP_ERR_REVIEW_ITEM_NOT_FOUND: { status: 404, description: 'No item with that id in this review queue' },
+  FEEDLOOP_ERR_REVIEW_RESERVATION_LOST: { status: 409, description: 'The reviewer\'s reservation expired or was released and the item has all the reviews it needs (or others hold them)' },
+  FEEDLOOP_ERR_REVIEW_FIELD_DISABLED: { status: 400, description: 'A review field the queue\'s rubric turns off (the field names it)' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

@@ -379,3 +379,37 @@ export {
 } from './scores/score-config.js';
 export { mapScore, scoreOf, storedScoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
 export { meanInterval, scoreRange, scoreReward, summarizeScores, type RewardConfig, type ScoreRange, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';
+export {
+  DEFAULT_RESERVATION_SECONDS,
+  MAX_INSTRUCTIONS_LENGTH,
+  MAX_QUEUE_MEMBERS,
+  MAX_QUEUE_RULES,
+  MAX_RESERVATION_SECONDS,
+  MAX_REVIEWERS_PER_ITEM,
+  REVIEW_QUEUE_KINDS,
+  pairOrder,
+  queueRuleSchema,
+  reviewQueueInputSchema,
+  reviewQueuePatchSchema,
+  rubricSchema,
+  sampleKeeps,
+  type QueueRule,
+  type ReviewQueueInput,
+  type ReviewQueueKind,
+  type ReviewQueuePatch,
+  type Rubric,
+} from './review/review-queue.js';
+export {
+  REVIEW_VERDICTS,
+  checkPairwiseReview,
+  checkSingleReview,
+  pairwiseReviewSchema,
+  singleReviewEvents,
+  singleReviewFigures,
+  singleReviewSchema,
+  type PairwiseReview,
+  type ReviewEventPart,
+  type ReviewProblem,
+  type ReviewVerdict,
+  type SingleReview,
+} from './review/review-body.js';
