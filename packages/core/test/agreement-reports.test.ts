@@ -100,6 +100,16 @@ describe('queueAgreement', () => {
     expect(again.percentAgreement.value).toBeCloseTo(1, 12);
   });
 
+  it('counts a review without a label for its scores and time only', () => {
+    const unlabelled = queueAgreement([...reviews, { itemId: 'i3', reviewer: 'cy', label: null, scores: { accuracy: 90 }, seconds: 7 }]);
+    // labels as before; i3's accuracy now [90, 90] pairs: within 0, values 80 70 50 50 60 90 90
+    expect(unlabelled.percentAgreement.value).toBeCloseTo(7 / 9, 12);
+    expect(unlabelled.fleissKappa).toMatchObject({ reviewersPerItem: 3, n: 2 });
+    expect(unlabelled.krippendorffAlpha.scores[0]!.n).toBe(3);
+    expect(unlabelled.reviewers.find((reviewer) => reviewer.reviewer === 'cy')).toMatchObject({ itemsDone: 3, medianSeconds: 7 });
+    expect(unlabelled.reviewers.find((reviewer) => reviewer.reviewer === 'cy')!.agreementWithMajority.n).toBe(1);
+  });
+
   it('has nothing to say about a queue without shared items', () => {
     const lone = queueAgreement([{ itemId: 'x', reviewer: 'ana', label: 'approve' }]);
     expect(lone.percentAgreement).toEqual({ value: null, low: null, high: null, n: 0 });

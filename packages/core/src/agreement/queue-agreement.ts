@@ -28,9 +28,10 @@ export interface AgreementReview {
   /**
    * The review's label: a verdict, or for pairwise items the preferred side or `tie`. Labels must
    * mean the same across items: give a pairwise preference as the item's side (e.g. `a` / `b`),
-   * not as a response id, which differs on every item.
+   * not as a response id, which differs on every item. Null: the review gave no label (its
+   * scores and time still count).
    */
-  label: string;
+  label: string | null;
   /** Numeric scores by name (quality scores, score configs); absent names are missing values. */
   scores?: Readonly<Record<string, number>> | null;
   /** Time spent on the item. */
@@ -78,7 +79,10 @@ export interface QueueAgreement {
   };
   percentAgreement: Estimate;
   cohenKappa: PairKappa[];
-  /** Over the items with the most common review count (`reviewersPerItem`); null with no such items. */
+  /**
+   * Over the items with the most common number of labelled reviews (`reviewersPerItem`, at least
+   * 2); null with no such items.
+   */
   fleissKappa: (Estimate & { reviewersPerItem: number }) | null;
   krippendorffAlpha: { labels: Estimate; scores: ScoreAlpha[] };
   reviewers: ReviewerAgreement[];
@@ -111,7 +115,9 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
   const labels = categoriesOf(reviews.map((review) => review.label));
 
   const labelUnits = shared.map((item) => item.map((review) => review.label));
-  const fleissRaters = commonCount(shared.map((item) => item.length));
+  // Fleiss needs the same number of labels on every unit it counts: an item's labelled reviews.
+  const labelled = shared.map((item) => item.filter((review) => review.label !== null));
+  const fleissRaters = commonCount(labelled.map((item) => item.length).filter((count) => count >= 2));
   const scoreNames = [...new Set(shared.flatMap((item) => item.flatMap((review) => Object.keys(review.scores ?? {}))))].sort();
   const together = bootstrapEstimates(
     [
@@ -119,7 +125,7 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
       krippendorffAlphaStatistic(labelUnits, 'nominal'),
       ...(fleissRaters === null
         ? []
-        : [fleissKappaStatistic(shared.map((item) => (item.length === fleissRaters ? labelCounts(item, labels) : null)), fleissRaters, labels.length)]),
+        : [fleissKappaStatistic(labelled.map((item) => (item.length === fleissRaters ? labelCounts(item, labels) : null)), fleissRaters, labels.length)]),
       ...scoreNames.map((name) =>
         krippendorffAlphaStatistic(
           shared.map((item) => item.map((review) => scoreOf(review, name))),
@@ -136,7 +142,7 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
   return {
     items: { reviewed: items.length, withTwoOrMore: shared.length },
     percentAgreement: percent!,
-    cohenKappa: pairKappas(shared, reviewerNames, labels, options),
+    cohenKappa: pairKappas(labelled, reviewerNames, labels, options),
     fleissKappa: fleiss,
     krippendorffAlpha: { labels: labelAlpha!, scores: scoreAlphas },
     reviewers: reviewerNames.map((name) => reviewerFigures(name, items)),
@@ -167,7 +173,7 @@ function commonCount(counts: readonly number[]): number | null {
 function pairKappas(shared: readonly AgreementReview[][], reviewers: readonly string[], labels: readonly (string | number)[], options: BootstrapOptions): PairKappa[] {
   const pairs = new Map<string, [string, string][]>();
   for (const item of shared) {
-    const byReviewer = new Map(item.map((review) => [review.reviewer, review.label]));
+    const byReviewer = new Map(item.map((review) => [review.reviewer, review.label!]));
     const present = reviewers.filter((name) => byReviewer.has(name));
     for (let i = 0; i < present.length; i += 1) {
       for (let j = i + 1; j < present.length; j += 1) {
@@ -194,8 +200,8 @@ function reviewerFigures(name: string, items: readonly AgreementReview[][]): Rev
     const mine = item.find((review) => review.reviewer === name);
     if (!mine) continue;
     own.push(mine);
-    const others = item.filter((review) => review !== mine);
-    if (others.length === 0) continue;
+    const others = item.filter((review) => review !== mine && review.label !== null);
+    if (others.length === 0 || mine.label === null) continue;
     const majority = majorityLabel(others.map((review) => review.label));
     if (majority === null) continue;
     compared += 1;
