@@ -387,6 +387,7 @@ export {
   type ScoreAlpha,
 } from './agreement/queue-agreement.js';
 export { DEFAULT_SEED, seededIndexDraw } from './agreement/seeded-random.js';
+export { PAIRWISE_SIDES, agreementReviewOf, type StoredReviewFacts } from './agreement/stored-review.js';
 export { spearmanRho, spearmanStatistic } from './agreement/spearman.js';
 export { evaluate, summedStatistic, type SummedStatistic, type UnitRow } from './agreement/summed-statistic.js';
 export { weightedKappa, weightedKappaStatistic, type KappaWeights } from './agreement/weighted-kappa.js';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeCalibration, type CalibrationPair } from '../src/agreement/judge-calibration.js';
 import { majorityLabel, median } from '../src/agreement/majority.js';
 import { queueAgreement, type AgreementReview } from '../src/agreement/queue-agreement.js';
+import { agreementReviewOf } from '../src/agreement/stored-review.js';
 
 // Three reviewers on four items; every figure below is worked by hand in the comments.
 //   i1: ana approve, ben approve, cy approve
@@ -188,5 +189,23 @@ describe('majorityLabel and median', () => {
     expect(median([30, 10, 20, 40])).toBe(25);
     expect(median([3, 1, 2])).toBe(2);
     expect(median([])).toBeNull();
+  });
+});
+
+describe('agreementReviewOf', () => {
+  const pair = { itemId: 'p1', reviewer: 'ana', scores: { accuracy: 80, tone: 'warm' }, seconds: 9, responseId: 'r1', responseBId: 'r2' };
+
+  it('names a pairwise preference by side, whatever order the reviewer saw', () => {
+    expect(agreementReviewOf({ ...pair, label: 'r2', firstResponseId: 'r2' })).toEqual({
+      itemId: 'p1', reviewer: 'ana', label: 'b', scores: { accuracy: 80 }, seconds: 9, firstPositionWon: true,
+    });
+    expect(agreementReviewOf({ ...pair, label: 'r1', firstResponseId: 'r2' })).toMatchObject({ label: 'a', firstPositionWon: false });
+    expect(agreementReviewOf({ ...pair, label: 'tie', firstResponseId: 'r2' })).toMatchObject({ label: 'tie', firstPositionWon: null });
+    expect(agreementReviewOf({ ...pair, label: 'r9', firstResponseId: 'r2' })).toMatchObject({ label: null, firstPositionWon: null });
+    expect(agreementReviewOf({ ...pair, label: 'r1', firstResponseId: null })).toMatchObject({ label: 'a', firstPositionWon: null });
+  });
+
+  it('keeps a single review\'s verdict as it is', () => {
+    expect(agreementReviewOf({ ...pair, responseBId: null, label: 'approved', firstResponseId: null })).toMatchObject({ label: 'approved', firstPositionWon: null });
   });
 });
