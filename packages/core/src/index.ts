@@ -375,7 +375,7 @@ export {
 export { mapScore, scoreOf, storedScoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
 export { meanInterval, scoreRange, scoreReward, summarizeScores, type RewardConfig, type ScoreRange, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';
 // Agreement and calibration statistics (issues 27 and 28): pure, each bootstrappable.
-export { DEFAULT_RESAMPLES, bootstrapEstimate, bootstrapEstimates, percentile, type BootstrapOptions, type Estimate } from './agreement/bootstrap.js';
+export { DEFAULT_RESAMPLES, MIN_RESAMPLES, bootstrapEstimate, bootstrapEstimates, percentile, resamplesWithin, type BootstrapOptions, type Estimate } from './agreement/bootstrap.js';
 export { categoriesOf, compareCategories, type Category, type MaybeCategory } from './agreement/categories.js';
 export { cohenKappa, cohenKappaStatistic, kappaOfTable, type RatingPair } from './agreement/cohen-kappa.js';
 export { confusionMatrix, type ConfusionMatrix } from './agreement/confusion-matrix.js';

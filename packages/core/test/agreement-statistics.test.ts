@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapEstimate, bootstrapEstimates } from '../src/agreement/bootstrap.js';
+import { bootstrapEstimate, bootstrapEstimates, resamplesWithin } from '../src/agreement/bootstrap.js';
 import { cohenKappa, cohenKappaStatistic, type RatingPair } from '../src/agreement/cohen-kappa.js';
 import { confusionMatrix } from '../src/agreement/confusion-matrix.js';
 import { fleissKappa } from '../src/agreement/fleiss-kappa.js';
@@ -202,6 +202,13 @@ describe('bootstrap', () => {
     expect(large.value).toBeCloseTo(0.4, 10);
     expect(large.high! - large.low!).toBeLessThan((small.high! - small.low!) / 2.5);
     expect(bootstrapEstimate(cohenKappaStatistic(proposals), { seed: 99 })).not.toEqual(small);
+  });
+
+  it('fits the resamples to a budget of draws, within 200..1,000', () => {
+    expect(resamplesWithin(10_000)).toBe(1000);
+    expect(resamplesWithin(50_000)).toBe(400);
+    expect(resamplesWithin(1_000_000)).toBe(200);
+    expect(resamplesWithin(0)).toBe(1000);
   });
 
   it('reports null with no units and keeps one n per statistic', () => {

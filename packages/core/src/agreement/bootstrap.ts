@@ -39,6 +39,23 @@ export interface BootstrapOptions {
 /** Resamples drawn when the caller says nothing. */
 export const DEFAULT_RESAMPLES = 1000;
 
+/** Fewest resamples {@link resamplesWithin} gives: below this the 2.5th percentile rests on < 5 draws. */
+export const MIN_RESAMPLES = 200;
+
+/**
+ * How many resamples fit a budget of unit draws (resamples × units): {@link DEFAULT_RESAMPLES}
+ * up to budget / 1,000 units, fewer beyond, never below {@link MIN_RESAMPLES}. A request-time
+ * read uses it so that its cost stops growing with the queue while its interval stays usable.
+ *
+ * @example
+ * resamplesWithin(10_000) // 1000
+ * resamplesWithin(50_000) // 400
+ */
+export function resamplesWithin(units: number, budget = 20_000_000): number {
+  if (units <= 0) return DEFAULT_RESAMPLES;
+  return Math.max(MIN_RESAMPLES, Math.min(DEFAULT_RESAMPLES, Math.floor(budget / units)));
+}
+
 /**
  * Bootstraps several statistics over the same units with the same draws. Every statistic must
  * have one row per unit (empty rows allowed: that unit does not count for that statistic).
