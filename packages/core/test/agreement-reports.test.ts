@@ -26,6 +26,8 @@ describe('queueAgreement', () => {
 
   it('counts items and leaves single reviews out', () => {
     expect(report.items).toEqual({ reviewed: 4, withTwoOrMore: 3 });
+    expect(report.resamples).toBe(1000);
+    expect(queueAgreement(reviews, { resamples: 300 }).resamples).toBe(300);
     // per item agreeing pairs: i1 1, i2 1/3 (ana–cy of three pairs), i3 1 → mean 7/9
     expect(report.percentAgreement.value).toBeCloseTo(7 / 9, 12);
     expect(report.percentAgreement.n).toBe(3);

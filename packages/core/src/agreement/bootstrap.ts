@@ -43,17 +43,18 @@ export const DEFAULT_RESAMPLES = 1000;
 export const MIN_RESAMPLES = 200;
 
 /**
- * How many resamples fit a budget of unit draws (resamples × units): {@link DEFAULT_RESAMPLES}
- * up to budget / 1,000 units, fewer beyond, never below {@link MIN_RESAMPLES}. A request-time
- * read uses it so that its cost stops growing with the queue while its interval stays usable.
+ * How many resamples fit a budget of draws: `draws` is what one resample costs (units × the
+ * statistics computed on them). {@link DEFAULT_RESAMPLES} while they fit, fewer beyond, never
+ * below {@link MIN_RESAMPLES}. A request-time read uses it so that its cost stops growing with
+ * the queue while its intervals stay usable.
  *
  * @example
- * resamplesWithin(10_000) // 1000
- * resamplesWithin(50_000) // 400
+ * resamplesWithin(10_000 * 16) // 1000 (10,000 items, 16 statistics)
+ * resamplesWithin(50_000 * 10) // 400
  */
-export function resamplesWithin(units: number, budget = 20_000_000): number {
-  if (units <= 0) return DEFAULT_RESAMPLES;
-  return Math.max(MIN_RESAMPLES, Math.min(DEFAULT_RESAMPLES, Math.floor(budget / units)));
+export function resamplesWithin(draws: number, budget = 200_000_000): number {
+  if (draws <= 0) return DEFAULT_RESAMPLES;
+  return Math.max(MIN_RESAMPLES, Math.min(DEFAULT_RESAMPLES, Math.floor(budget / draws)));
 }
 
 /**

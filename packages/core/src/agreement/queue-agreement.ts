@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { bootstrapEstimate, bootstrapEstimates, type BootstrapOptions, type Estimate } from './bootstrap.js';
+import { bootstrapEstimate, bootstrapEstimates, resamplesWithin, type BootstrapOptions, type Estimate } from './bootstrap.js';
 import { categoriesOf } from './categories.js';
 import { cohenKappaStatistic } from './cohen-kappa.js';
 import { fleissKappaStatistic } from './fleiss-kappa.js';
@@ -71,6 +71,8 @@ export interface ReviewerAgreement {
 
 /** The queue's agreement report. */
 export interface QueueAgreement {
+  /** Bootstrap resamples behind every interval. */
+  resamples: number;
   items: {
     /** Items with at least one review. */
     reviewed: number;
@@ -92,7 +94,8 @@ export interface QueueAgreement {
 
 /**
  * Builds a queue's agreement report from its reviews. When a reviewer reviewed an item more than
- * once, the last row counts.
+ * once, the last row counts. Without `options.resamples`, the resamples fit a budget of draws
+ * ({@link resamplesWithin}: items × statistics), so a big queue's read stays bounded.
  *
  * @example
  * queueAgreement([
@@ -119,6 +122,10 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
   const labelled = shared.map((item) => item.filter((review) => review.label !== null));
   const fleissRaters = commonCount(labelled.map((item) => item.length).filter((count) => count >= 2));
   const scoreNames = [...new Set(shared.flatMap((item) => item.flatMap((review) => Object.keys(review.scores ?? {}))))].sort();
+  const pairs = reviewerPairs(labelled, reviewerNames);
+  const statistics = 2 + (fleissRaters === null ? 0 : 1) + scoreNames.length + pairs.size;
+  const resamples = options.resamples ?? resamplesWithin(shared.length * statistics);
+  const settings: BootstrapOptions = { ...options, resamples };
   const together = bootstrapEstimates(
     [
       percentAgreementStatistic(labelUnits),
@@ -133,16 +140,17 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
         ),
       ),
     ],
-    options,
+    settings,
   );
   const [percent, labelAlpha] = together;
   const fleiss = fleissRaters === null ? null : { ...together[2]!, reviewersPerItem: fleissRaters };
   const scoreAlphas = together.slice(fleissRaters === null ? 2 : 3).map((estimate, index) => ({ name: scoreNames[index]!, ...estimate }));
 
   return {
+    resamples,
     items: { reviewed: items.length, withTwoOrMore: shared.length },
     percentAgreement: percent!,
-    cohenKappa: pairKappas(labelled, reviewerNames, labels, options),
+    cohenKappa: pairKappas(pairs, labels, settings),
     fleissKappa: fleiss,
     krippendorffAlpha: { labels: labelAlpha!, scores: scoreAlphas },
     reviewers: reviewerNames.map((name) => reviewerFigures(name, items)),
@@ -170,9 +178,10 @@ function commonCount(counts: readonly number[]): number | null {
   return best;
 }
 
-function pairKappas(shared: readonly AgreementReview[][], reviewers: readonly string[], labels: readonly (string | number)[], options: BootstrapOptions): PairKappa[] {
+// Each pair of reviewers with the label pairs of the items both labelled, keyed "a\0b" (a < b).
+function reviewerPairs(labelled: readonly AgreementReview[][], reviewers: readonly string[]): Map<string, [string, string][]> {
   const pairs = new Map<string, [string, string][]>();
-  for (const item of shared) {
+  for (const item of labelled) {
     const byReviewer = new Map(item.map((review) => [review.reviewer, review.label!]));
     const present = reviewers.filter((name) => byReviewer.has(name));
     for (let i = 0; i < present.length; i += 1) {
@@ -184,6 +193,10 @@ function pairKappas(shared: readonly AgreementReview[][], reviewers: readonly st
       }
     }
   }
+  return pairs;
+}
+
+function pairKappas(pairs: ReadonlyMap<string, [string, string][]>, labels: readonly (string | number)[], options: BootstrapOptions): PairKappa[] {
   return [...pairs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, list]) => {

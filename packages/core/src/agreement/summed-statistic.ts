@@ -15,8 +15,11 @@
 export interface SummedStatistic {
   /** Length of the totals vector `finish` reads. */
   readonly size: number;
-  /** The pattern of each unit (length units); -1 for a unit that does not count. */
-  readonly patternOf: Int32Array;
+  /**
+   * The pattern of each unit (length units); a unit that does not count has the spare pattern
+   * number `offsets.length - 1`, which has no entries (so the resampling loop needs no branch).
+   */
+  readonly patternOf: Uint32Array;
   /** Pattern row starts: pattern p owns entries offsets[p] .. offsets[p + 1] - 1. */
   readonly offsets: Uint32Array;
   /** The totals cell each entry adds to. */
@@ -47,11 +50,15 @@ export type UnitRow = ReadonlyArray<readonly [number, number]>;
  * summedStatistic(2, [[[0, 1], [1, 1]], [[1, 1]]], (t) => (t[1] ? t[0] / t[1] : null));
  */
 export function summedStatistic(size: number, rows: readonly UnitRow[], finish: (totals: Float64Array) => number | null): SummedStatistic {
-  const patternOf = new Int32Array(rows.length).fill(-1);
+  const none = new Set<number>();
+  const patternOf = new Uint32Array(rows.length);
   const patterns = new Map<string, number>();
   const patternRows: UnitRow[] = [];
   rows.forEach((row, unit) => {
-    if (row.length === 0) return;
+    if (row.length === 0) {
+      none.add(unit);
+      return;
+    }
     const key = row.map(([cell, value]) => `${cell}:${value}`).join(',');
     let pattern = patterns.get(key);
     if (pattern === undefined) {
@@ -77,6 +84,7 @@ export function summedStatistic(size: number, rows: readonly UnitRow[], finish: 
     }
   });
   offsets[patternRows.length] = at;
+  for (const unit of none) patternOf[unit] = patternRows.length;
   let columns: Float64Array[] | null = null;
   if (size <= COLUMN_LIMIT) {
     const byColumn = Array.from({ length: size }, () => new Float64Array(rows.length));
@@ -95,8 +103,9 @@ export function unitCount(statistic: SummedStatistic): number {
 
 /** Number of units that contribute (non-empty rows): the statistic's n. */
 export function contributingUnits(statistic: SummedStatistic): number {
+  const spare = statistic.offsets.length - 1;
   let n = 0;
-  for (const pattern of statistic.patternOf) if (pattern >= 0) n += 1;
+  for (const pattern of statistic.patternOf) if (pattern !== spare) n += 1;
   return n;
 }
 
@@ -111,14 +120,11 @@ export function accumulate(statistic: SummedStatistic, totals: Float64Array, cou
   totals.fill(0);
   if (patterns * 4 < units || !columns) {
     // Count draws per pattern, then add each pattern once: cheap when there are few distinct
-    // rows (a kappa's k² cells). Units that do not count go to a spare last slot, which keeps
-    // the loop free of a branch.
+    // rows (a kappa's k² cells). Units that do not count land in the spare last slot.
     const multiplicity = scratch ?? new Float64Array(patterns + 1);
     multiplicity.fill(0);
-    for (let u = 0; u < units; u += 1) {
-      const pattern = patternOf[u]!;
-      multiplicity[pattern < 0 ? patterns : pattern]! += counts ? counts[u]! : 1;
-    }
+    if (counts) for (let u = 0; u < units; u += 1) multiplicity[patternOf[u]!]! += counts[u]!;
+    else for (let u = 0; u < units; u += 1) multiplicity[patternOf[u]!]! += 1;
     for (let p = 0; p < patterns; p += 1) {
       const w = multiplicity[p]!;
       if (w === 0) continue;

@@ -1,15 +1,17 @@
 /**
  * `GET /v1/review-queues/:id/agreement` (issue 27; docs/review.md#agreement): how far a queue's
  * reviewers agree. Reads the queue's reviews in one bounded query and hands them to core's
- * `queueAgreement`; nothing is stored. A secret key reads it: the issue gives a reviewer key the
+ * `queueAgreement` (in a worker thread for a big queue: http/agreement-pool.ts); nothing is
+ * stored. A secret key reads it: the issue gives a reviewer key the
  * queues it reviews and their items, not its colleagues' figures.
  */
-import { agreementReviewOf, queueAgreement, resamplesWithin } from '@feedloop/core';
+import { agreementReviewOf } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { readQueueReviews } from '../../store/review-agreement.js';
 import { requireReviewQueue } from '../../store/review-queues.js';
+import { AgreementPool } from '../agreement-pool.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -36,7 +38,7 @@ const agreementView = z.object({
     read: z.number().int(),
     truncated: z.boolean().describe('More reviews than one read takes: the oldest items were left out'),
   }),
-  resamples: z.number().int().describe('Bootstrap resamples behind every interval'),
+  resamples: z.number().int().describe('Bootstrap resamples behind every interval: 1,000, fewer for a very big queue (a budget of items × statistics)'),
   items: z.object({ reviewed: z.number().int(), withTwoOrMore: z.number().int().describe('The agreement figures’ units') }),
   percentAgreement: estimate,
   cohenKappa: z.array(estimate.extend({ reviewers: z.tuple([z.string(), z.string()]) })),
@@ -57,6 +59,8 @@ const agreementView = z.object({
 /** The review agreement route. */
 export const reviewAgreementRoutes: FastifyPluginAsync<AppServices> = async (app, { db }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  const pool = new AgreementPool();
+  app.addHook('onClose', () => pool.close());
 
   r.get('/v1/review-queues/:id/agreement', {
     schema: {
@@ -69,9 +73,8 @@ export const reviewAgreementRoutes: FastifyPluginAsync<AppServices> = async (app
       const { workspaceId } = authOf(request);
       const queue = await requireReviewQueue(db, workspaceId, request.params.id);
       const { reviews, truncated } = await readQueueReviews(db, workspaceId, queue.id);
-      const rows = reviews.map(agreementReviewOf);
-      const resamples = resamplesWithin(new Set(rows.map((row) => row.itemId)).size);
-      return { queueId: queue.id, kind: queue.kind, reviews: { read: reviews.length, truncated }, resamples, ...queueAgreement(rows, { resamples }) };
+      const report = await pool.compute(reviews.map(agreementReviewOf));
+      return { queueId: queue.id, kind: queue.kind, reviews: { read: reviews.length, truncated }, ...report };
     },
   });
 };
