@@ -86,13 +86,14 @@ export function bootstrapEstimates(statistics: readonly SummedStatistic[], optio
     const scratch = statistics.map((statistic) => new Float64Array(statistic.offsets.length));
     for (let b = 0; b < resamples; b += 1) {
       drawResample(random, drawn);
-      statistics.forEach((statistic, index) => {
-        if (!live[index]) return;
+      for (let index = 0; index < statistics.length; index += 1) {
+        if (!live[index]) continue;
+        const statistic = statistics[index]!;
         const value = statistic.finish(accumulate(statistic, totals[index]!, drawn, scratch[index]));
         // A resample can make a statistic undefined (e.g. every drawn item alike): it says nothing
         // about the spread, so it is left out rather than counted as 0.
         if (value !== null && Number.isFinite(value)) draws[index]!.push(value);
-      });
+      }
     }
   }
   return statistics.map((_, index) => {

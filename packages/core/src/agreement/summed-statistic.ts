@@ -54,17 +54,27 @@ export function summedStatistic(size: number, rows: readonly UnitRow[], finish: 
   const patternOf = new Uint32Array(rows.length);
   const patterns = new Map<string, number>();
   const patternRows: UnitRow[] = [];
+  // Identical rows share a pattern while that pays (few distinct rows, as in a kappa's table);
+  // once distinct rows pass a quarter of the units, the rest get a pattern each without a key, so
+  // building 10,000 unique rows (interval alpha) does not build 10,000 keys.
+  const dedupeUpTo = Math.max(64, rows.length / 4);
   rows.forEach((row, unit) => {
     if (row.length === 0) {
       none.add(unit);
       return;
     }
-    const key = row.map(([cell, value]) => `${cell}:${value}`).join(',');
-    let pattern = patterns.get(key);
-    if (pattern === undefined) {
-      for (const [cell] of row) if (!(Number.isInteger(cell) && cell >= 0 && cell < size)) throw new RangeError(`cell ${cell} is outside 0..${size - 1}`);
+    for (const [cell] of row) if (!(Number.isInteger(cell) && cell >= 0 && cell < size)) throw new RangeError(`cell ${cell} is outside 0..${size - 1}`);
+    let pattern: number | undefined;
+    if (patterns.size <= dedupeUpTo) {
+      const key = row.length === 1 ? `${row[0]![0]}:${row[0]![1]}` : row.map(([cell, value]) => `${cell}:${value}`).join(',');
+      pattern = patterns.get(key);
+      if (pattern === undefined) {
+        pattern = patternRows.length;
+        patterns.set(key, pattern);
+        patternRows.push(row);
+      }
+    } else {
       pattern = patternRows.length;
-      patterns.set(key, pattern);
       patternRows.push(row);
     }
     patternOf[unit] = pattern;
