@@ -127,7 +127,6 @@ export function accumulate(statistic: SummedStatistic, totals: Float64Array, cou
   const { patternOf, offsets, cells, values, columns } = statistic;
   const patterns = offsets.length - 1;
   const units = patternOf.length;
-  totals.fill(0);
   if (patterns * 4 < units || !columns) {
     // Count draws per pattern, then add each pattern once: cheap when there are few distinct
     // rows (a kappa's k² cells). Units that do not count land in the spare last slot.
@@ -135,19 +134,35 @@ export function accumulate(statistic: SummedStatistic, totals: Float64Array, cou
     multiplicity.fill(0);
     if (counts) for (let u = 0; u < units; u += 1) multiplicity[patternOf[u]!]! += counts[u]!;
     else for (let u = 0; u < units; u += 1) multiplicity[patternOf[u]!]! += 1;
-    for (let p = 0; p < patterns; p += 1) {
-      const w = multiplicity[p]!;
-      if (w === 0) continue;
-      for (let e = offsets[p]!; e < offsets[p + 1]!; e += 1) totals[cells[e]!]! += w * values[e]!;
-    }
-    return totals;
+    return addPatterns(statistic, totals, multiplicity);
   }
+  totals.fill(0);
   for (let c = 0; c < columns.length; c += 1) {
     const column = columns[c]!;
     let sum = 0;
     if (counts) for (let u = 0; u < units; u += 1) sum += counts[u]! * column[u]!;
     else for (let u = 0; u < units; u += 1) sum += column[u]!;
     totals[c] = sum;
+  }
+  return totals;
+}
+
+/** Whether a statistic has few distinct rows (patterns), so that counting draws per pattern pays. */
+export function isCompressed(statistic: SummedStatistic): boolean {
+  return (statistic.offsets.length - 1) * 4 < statistic.patternOf.length || !statistic.columns;
+}
+
+/**
+ * Sets `totals` to the sum of each pattern's row times its multiplicity (the spare last slot of
+ * `multiplicity`, units that do not count, is ignored) and returns it.
+ */
+export function addPatterns(statistic: SummedStatistic, totals: Float64Array, multiplicity: Float64Array): Float64Array {
+  const { offsets, cells, values } = statistic;
+  totals.fill(0);
+  for (let p = 0; p < offsets.length - 1; p += 1) {
+    const w = multiplicity[p]!;
+    if (w === 0) continue;
+    for (let e = offsets[p]!; e < offsets[p + 1]!; e += 1) totals[cells[e]!]! += w * values[e]!;
   }
   return totals;
 }
