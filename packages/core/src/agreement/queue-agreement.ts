@@ -14,7 +14,7 @@ import { categoriesOf } from './categories.js';
 import { cohenKappaStatistic } from './cohen-kappa.js';
 import { fleissKappaStatistic } from './fleiss-kappa.js';
 import { krippendorffAlphaStatistic } from './krippendorff-alpha.js';
-import { majorityLabel, median } from './majority.js';
+import { median } from './majority.js';
 import { percentAgreementStatistic } from './percent-agreement.js';
 import { positionBias, type PositionBias } from './position-bias.js';
 import { wilsonInterval } from '../stats/wilson.js';
@@ -159,7 +159,7 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
     cohenKappa: pairKappas,
     fleissKappa: fleiss,
     krippendorffAlpha: { labels: labelAlpha!, scores: scoreAlphas },
-    reviewers: reviewerNames.map((name) => reviewerFigures(name, items)),
+    reviewers: reviewerFigures(reviewerNames, items),
     positionBias: positionBias(items.flat().map((review) => review.firstPositionWon)),
   };
 }
@@ -204,27 +204,52 @@ function reviewerPairs(labelled: readonly AgreementReview[][], reviewers: readon
   return pairs;
 }
 
-function reviewerFigures(name: string, items: readonly AgreementReview[][]): ReviewerAgreement {
-  const own: AgreementReview[] = [];
-  let agreed = 0;
-  let compared = 0;
+// Every reviewer's figures in one pass over the items: per item, each reviewer's label is
+// compared with the majority of the item's other labels (a unique mode; a split is left out).
+function reviewerFigures(names: readonly string[], items: readonly AgreementReview[][]): ReviewerAgreement[] {
+  const own = new Map(names.map((name) => [name, { reviews: [] as AgreementReview[], agreed: 0, compared: 0 }]));
   for (const item of items) {
-    const mine = item.find((review) => review.reviewer === name);
-    if (!mine) continue;
-    own.push(mine);
-    const others = item.filter((review) => review !== mine && review.label !== null);
-    if (others.length === 0 || mine.label === null) continue;
-    const majority = majorityLabel(others.map((review) => review.label));
-    if (majority === null) continue;
-    compared += 1;
-    if (majority === mine.label) agreed += 1;
+    const counts = new Map<string, number>();
+    for (const review of item) if (review.label !== null) counts.set(review.label, (counts.get(review.label) ?? 0) + 1);
+    for (const review of item) {
+      const figures = own.get(review.reviewer)!;
+      figures.reviews.push(review);
+      if (review.label === null) continue;
+      const majority = majorityExcept(counts, review.label);
+      if (majority === null) continue;
+      figures.compared += 1;
+      if (majority === review.label) figures.agreed += 1;
+    }
   }
-  const interval = wilsonInterval(agreed, compared);
-  return {
-    reviewer: name,
-    itemsDone: own.length,
-    medianSeconds: median(own.flatMap((review) => (typeof review.seconds === 'number' && review.seconds >= 0 ? [review.seconds] : []))),
-    agreementWithMajority: { rate: interval.rate, low: interval.lower, high: interval.upper, n: compared },
-    positionBias: positionBias(own.map((review) => review.firstPositionWon)),
-  };
+  return names.map((name) => {
+    const { reviews, agreed, compared } = own.get(name)!;
+    const interval = wilsonInterval(agreed, compared);
+    return {
+      reviewer: name,
+      itemsDone: reviews.length,
+      medianSeconds: median(reviews.flatMap((review) => (typeof review.seconds === 'number' && review.seconds >= 0 ? [review.seconds] : []))),
+      agreementWithMajority: { rate: interval.rate, low: interval.lower, high: interval.upper, n: compared },
+      positionBias: positionBias(reviews.map((review) => review.firstPositionWon)),
+    };
+  });
+}
+
+// The unique most frequent label once one review of `without` is taken away; null on a split or
+// when no other label is left.
+function majorityExcept(counts: ReadonlyMap<string, number>, without: string): string | null {
+  let best: string | null = null;
+  let bestCount = 0;
+  let tied = false;
+  for (const [label, total] of counts) {
+    const count = label === without ? total - 1 : total;
+    if (count === 0) continue;
+    if (count > bestCount) {
+      best = label;
+      bestCount = count;
+      tied = false;
+    } else if (count === bestCount) {
+      tied = true;
+    }
+  }
+  return tied ? null : best;
 }

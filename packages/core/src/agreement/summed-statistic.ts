@@ -52,7 +52,7 @@ export type UnitRow = ReadonlyArray<readonly [number, number]>;
 export function summedStatistic(size: number, rows: readonly UnitRow[], finish: (totals: Float64Array) => number | null): SummedStatistic {
   const none = new Set<number>();
   const patternOf = new Uint32Array(rows.length);
-  const patterns = new Map<string, number>();
+  const patterns = new PatternTrie();
   const patternRows: UnitRow[] = [];
   // Identical rows share a pattern while that pays (few distinct rows, as in a kappa's table);
   // once distinct rows pass a quarter of the units, the rest get a pattern each without a key, so
@@ -65,14 +65,9 @@ export function summedStatistic(size: number, rows: readonly UnitRow[], finish: 
     }
     for (const [cell] of row) if (!(Number.isInteger(cell) && cell >= 0 && cell < size)) throw new RangeError(`cell ${cell} is outside 0..${size - 1}`);
     let pattern: number | undefined;
-    if (patterns.size <= dedupeUpTo) {
-      const key = row.length === 1 ? `${row[0]![0]}:${row[0]![1]}` : row.map(([cell, value]) => `${cell}:${value}`).join(',');
-      pattern = patterns.get(key);
-      if (pattern === undefined) {
-        pattern = patternRows.length;
-        patterns.set(key, pattern);
-        patternRows.push(row);
-      }
+    if (patternRows.length <= dedupeUpTo) {
+      pattern = patterns.find(row, patternRows.length);
+      if (pattern === patternRows.length) patternRows.push(row);
     } else {
       pattern = patternRows.length;
       patternRows.push(row);
@@ -104,6 +99,36 @@ export function summedStatistic(size: number, rows: readonly UnitRow[], finish: 
     columns = byColumn;
   }
   return { size, patternOf, offsets, cells, values, columns, finish };
+}
+
+// Rows → pattern numbers without building string keys (turning 10,000 fractions into text was
+// most of the cost of building a statistic): a trie over the row's cells and values, by number.
+class PatternTrie {
+  readonly #root = new Map<number, PatternTrieNode>();
+
+  /** The pattern of `row`, or `next` (recorded as its pattern) when the row is new. */
+  find(row: UnitRow, next: number): number {
+    let level = this.#root;
+    let node: PatternTrieNode | undefined;
+    for (const [cell, value] of row) {
+      node = step(level, cell);
+      node = step(node.next, value);
+      level = node.next;
+    }
+    node!.pattern ??= next;
+    return node!.pattern;
+  }
+}
+
+interface PatternTrieNode {
+  next: Map<number, PatternTrieNode>;
+  pattern?: number;
+}
+
+function step(level: Map<number, PatternTrieNode>, key: number): PatternTrieNode {
+  let node = level.get(key);
+  if (!node) level.set(key, (node = { next: new Map() }));
+  return node;
 }
 
 /** Number of units in a statistic (counted or not). */
