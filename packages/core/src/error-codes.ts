@@ -53,6 +53,10 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_SCORE_CONFIG_NOT_FOUND: { status: 404, description: 'No score config with that id in this workspace' },
   FEEDLOOP_ERR_SCORE_CONFIG_CONFLICT: { status: 409, description: 'A score config of that name exists in this workspace (names are unique, archived ones too)' },
   FEEDLOOP_ERR_FEEDBACK_NOT_FOUND: { status: 404, description: 'No feedback event with that id in this workspace' },
+  FEEDLOOP_ERR_DATASET_NOT_FOUND: { status: 404, description: 'No dataset with that id in this workspace' },
+  FEEDLOOP_ERR_DATASET_CONFLICT: { status: 409, description: 'A dataset of that name exists in this workspace (names are unique)' },
+  FEEDLOOP_ERR_DATASET_VERSION_NOT_FOUND: { status: 404, description: 'The dataset has no version of that number (versions run from 1 to its latest)' },
+  FEEDLOOP_ERR_DATASET_ITEM_NOT_FOUND: { status: 404, description: 'The response is not an item of the dataset\'s latest version' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */
