@@ -257,6 +257,7 @@ export {
   MAX_DATASET_NAME_LENGTH,
   datasetInputSchema,
   datasetItemsInputSchema,
+  datasetResponseIdSchema,
   type DatasetChangeVia,
   type DatasetInput,
   type DatasetItemsInput,

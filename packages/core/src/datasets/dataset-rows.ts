@@ -15,7 +15,8 @@ import { corrections, responseVerdict, sameText, type PromptGroup } from '../tra
 /**
  * The KTO rows of a group of dataset items: an item's expected output is desirable (`label:
  * true`); a corrected item's original answer is not (`label: false`) unless it equals the
- * correction. An item without an expected output gives none.
+ * correction, nor is an answer whose review did not approve it. An item without a deciding event
+ * gives none.
  *
  * @example
  * datasetKtoRows(group) // [{ prompt: 'sales?', completion: "SELECT … 'US'", label: true }, { prompt: 'sales?', completion: 'SELECT *', label: false }]
@@ -28,8 +29,9 @@ export function datasetKtoRows(group: PromptGroup): KtoRow[] {
     if (fix) {
       rows.push({ prompt, completion: fix.corrected, label: true });
       if (!sameText(fix.corrected, fix.original)) rows.push({ prompt, completion: fix.original, label: false });
-    } else if (responseVerdict(facts.events) === 'positive') {
-      rows.push({ prompt, completion: facts.response.answer, label: true });
+    } else {
+      const verdict = responseVerdict(facts.events);
+      if (verdict === 'positive' || verdict === 'negative') rows.push({ prompt, completion: facts.response.answer, label: verdict === 'positive' });
     }
   }
   return rows;

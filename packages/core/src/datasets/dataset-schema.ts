@@ -32,9 +32,19 @@ export type DatasetInput = z.output<typeof datasetInputSchema>;
  * list's vocabulary (`GET /v1/responses` query fields), checked by the server, which owns that list.
  */
 export const datasetItemsInputSchema = z.union([
-  z.strictObject({ responseIds: z.array(idSchema).min(1).max(MAX_DATASET_ITEM_IDS) }),
+  z.strictObject({
+    responseIds: z.array(z.unknown()).min(1).max(MAX_DATASET_ITEM_IDS).describe('Response ids; each is judged alone (a bad one is refused in its own result)'),
+  }),
   z.strictObject({ filter: z.record(z.string(), z.unknown()).describe("The response list's filters (GET /v1/responses query fields)") }),
 ]);
+
+/**
+ * One response id of a `responseIds` list, checked alone.
+ *
+ * @example
+ * datasetResponseIdSchema.safeParse('r-1').success // true
+ */
+export const datasetResponseIdSchema = idSchema;
 /** What `POST /v1/datasets/:id/items` adds. */
 export type DatasetItemsInput = z.output<typeof datasetItemsInputSchema>;
 

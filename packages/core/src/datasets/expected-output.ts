@@ -24,7 +24,11 @@ export interface ExpectedCandidate {
 export interface ExpectedOutput {
   expectedOutput: string | null;
   expectedSource: ExpectedSource | null;
-  /** The id of the correction or review event it came from; null with no expected output. */
+  /**
+   * The event that decided it: the correction, the approving review, or (no expected output) the
+   * newest review that did not approve, which a dataset keeps so its exports still see the answer
+   * judged negative (a contrast pair's rejected side). Null when no event decided anything.
+   */
   eventId: string | null;
 }
 
@@ -52,5 +56,5 @@ export function expectedOutputOf(answer: string, events: readonly ExpectedCandid
   }
   const review = ordered.find((e) => e.type === 'review');
   if (review && review.payload.verdict === 'approved') return { expectedOutput: answer, expectedSource: 'approved', eventId: review.id };
-  return { expectedOutput: null, expectedSource: null, eventId: null };
+  return { expectedOutput: null, expectedSource: null, eventId: review?.id ?? null };
 }

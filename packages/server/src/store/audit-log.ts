@@ -1,5 +1,6 @@
 /**
- * The audit log (`GET /v1/audit`): erasures, consent changes, key changes and settings changes.
+ * The audit log (`GET /v1/audit`): erasures, consent changes, key changes, settings changes and
+ * dataset changes.
  * End users appear only as a keyed hash (HMAC-SHA-256 under the deployment's audit key), so the
  * log keeps no erased user's id in clear, while whoever knows an id (and holds the key) can
  * still find that user's entries.
@@ -15,7 +16,9 @@ export type AuditAction =
   | 'key.revoked'
   | 'settings.changed'
   | 'retention.archived'
-  | 'feedback.retracted';
+  | 'feedback.retracted'
+  | 'dataset.created'
+  | 'dataset.changed';
 
 /** One entry as the API shows it. */
 export interface AuditEntry {
