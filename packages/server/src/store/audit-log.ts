@@ -18,7 +18,10 @@ export type AuditAction =
   | 'retention.archived'
   | 'feedback.retracted'
   | 'dataset.created'
-  | 'dataset.changed';
+  | 'dataset.changed'
+  | 'review_queue.created'
+  | 'review_queue.changed'
+  | 'review.submitted';
 
 /** One entry as the API shows it. */
 export interface AuditEntry {

@@ -1,9 +1,9 @@
 /**
- * The response list's filter vocabulary (`GET /v1/responses`), parsed and checked in one place:
- * the list route takes it as a query string, and the routes that act on "every response matching
- * a filter" (datasets, review queues) take the same fields as a JSON object (issue 27).
+ * The response list's filter vocabulary (`GET /v1/responses`) in one place: its fields as a
+ * schema, and their checks and conversion to a {@link ResponseListFilter}. The list route reads
+ * them from the query string; review queue rules (issue 27) and bulk adds take the same fields
+ * as JSON, so a filter means the same wherever it is written.
  */
-import { firstIssue } from '@feedloop/core';
 import { z } from 'zod';
 import { FeedloopError } from '../errors.js';
 import type { ResponseListFilter } from './response-list.js';
@@ -11,8 +11,8 @@ import type { ResponseListFilter } from './response-list.js';
 const text = z.string().min(1).max(256);
 const score = z.coerce.number().min(-1).max(1);
 
-/** The filter fields, as the list's query string names them (numbers may come as strings). */
-export const responseListFilterFields = {
+/** The filter fields (all optional), as the list's query string and a rule's `filter` take them. */
+export const responseFilterFields = {
   minScore: score.optional().describe('Composite score at least (-1..1)'),
   maxScore: score.optional().describe('Composite score at most (-1..1)'),
   rating: z.enum(['positive', 'negative', 'unrated']).optional().describe('Has a positive / negative counted signal, or none'),
@@ -32,28 +32,28 @@ export const responseListFilterFields = {
   scoreValue: text.optional().describe("With scoreName: the score's label (stringValue), or its value when a number"),
 };
 
-/** The filter as an object of its own (a body's `filter`): unknown fields are refused. */
-export const responseListFilterSchema = z.strictObject(responseListFilterFields);
-/** The filter fields as parsed. */
-export type ResponseListFilterInput = z.output<typeof responseListFilterSchema>;
+/** A filter as parsed from its fields. */
+export type ResponseFilterInput = z.output<z.ZodObject<typeof responseFilterFields>>;
+
+/** The filter fields as one strict schema (a rule's `filter`). */
+export const responseFilterSchema = z.strictObject(responseFilterFields);
 
 /**
- * The store's filter from parsed fields, checking what the fields say together (a range upside
- * down, a score bound without its name). `prefix` goes before the field a refusal names
- * (`filter.` in a body).
+ * Checks a parsed filter's fields together and converts it; `prefix` names where the filter sits
+ * (e.g. `rules[0].filter.`) in the error's field.
  *
  * @throws FeedloopError `FEEDLOOP_ERR_VALIDATION_INVALID_FIELD` naming the field.
  * @example
- * toResponseListFilter({ rating: 'negative', agent: 'sql' }) // { rating: 'negative', agent: 'sql' }
+ * toResponseListFilter({ rating: 'negative', minScore: -1 }) // { rating: 'negative', minScore: -1 }
  */
-export function toResponseListFilter(input: ResponseListFilterInput, prefix = ''): ResponseListFilter {
-  const refuse = (field: string, message: string): FeedloopError =>
-    new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `${prefix}${field}: ${message}`, { field: `${prefix}${field}` });
+export function toResponseListFilter(input: ResponseFilterInput, prefix = ''): ResponseListFilter {
   const { since, until, scoreName, scoreMin, scoreMax, scoreValue, ...rest } = input;
-  if (rest.minScore !== undefined && rest.maxScore !== undefined && rest.minScore > rest.maxScore) throw refuse('minScore', 'must not be above maxScore');
+  const invalid = (field: string, message: string): FeedloopError =>
+    new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `${prefix}${field}: ${message}`, { field: `${prefix}${field}` });
+  if (rest.minScore !== undefined && rest.maxScore !== undefined && rest.minScore > rest.maxScore) throw invalid('minScore', 'must not be above maxScore');
   const lone = scoreMin !== undefined ? 'scoreMin' : scoreMax !== undefined ? 'scoreMax' : scoreValue !== undefined ? 'scoreValue' : undefined;
-  if (scoreName === undefined && lone !== undefined) throw refuse(lone, 'needs scoreName');
-  if (scoreMin !== undefined && scoreMax !== undefined && scoreMin > scoreMax) throw refuse('scoreMin', 'must not be above scoreMax');
+  if (scoreName === undefined && lone !== undefined) throw invalid(lone, 'needs scoreName');
+  if (scoreMin !== undefined && scoreMax !== undefined && scoreMin > scoreMax) throw invalid('scoreMin', 'must not be above scoreMax');
   const filter: ResponseListFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   if (scoreName !== undefined) {
     filter.score = {
@@ -69,14 +69,19 @@ export function toResponseListFilter(input: ResponseListFilterInput, prefix = ''
 }
 
 /**
- * Parses an untrusted filter object (a body's `filter`) into the store's filter.
+ * Parses a filter given as JSON (a rule's, a bulk add's): its fields, then their checks.
  *
- * @throws FeedloopError `FEEDLOOP_ERR_VALIDATION_INVALID_FIELD` naming the field, e.g. `filter.rating`.
+ * @throws FeedloopError `FEEDLOOP_ERR_VALIDATION_INVALID_FIELD` naming `<prefix><field>`.
  * @example
- * parseResponseListFilter({ rating: 'negative', minScore: -0.5 }) // { rating: 'negative', minScore: -0.5 }
+ * parseResponseFilter({ rating: 'negative' }, 'rules[0].filter.')
  */
-export function parseResponseListFilter(input: unknown, prefix = 'filter.'): ResponseListFilter {
-  const parsed = responseListFilterSchema.safeParse(input);
-  if (!parsed.success) throw FeedloopError.from(firstIssue(parsed.error, prefix.replace(/\.$/, '') || undefined));
+export function parseResponseFilter(value: unknown, prefix = ''): ResponseListFilter {
+  const parsed = responseFilterSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : (issue?.path ?? []).map(String).join('.');
+    const message = issue?.code === 'unrecognized_keys' ? 'not a filter of the response list' : (issue?.message ?? 'invalid');
+    throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `${prefix}${key}: ${message}`, { field: `${prefix}${key}`.replace(/\.$/, '') });
+  }
   return toResponseListFilter(parsed.data, prefix);
 }

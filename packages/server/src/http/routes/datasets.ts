@@ -29,7 +29,7 @@ import { addFilteredResponses, addResponseIds } from '../../store/dataset-adds.j
 import { datasetExportJsonl, validateDatasetExport } from '../../store/dataset-export.js';
 import { changeDatasetItems, decodeItemCursor, encodeItemCursor, itemNotFound, readVersionItems, type DatasetItem } from '../../store/dataset-items.js';
 import { createDataset, datasetNotFound, getDataset, listDatasets, listDatasetVersions, type Dataset, type DatasetVersion } from '../../store/datasets.js';
-import { parseResponseListFilter } from '../../store/response-list-filter.js';
+import { parseResponseFilter } from '../../store/response-list-filter.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -208,7 +208,7 @@ export const datasetRoutes: FastifyPluginAsync<AppServices> = async (app, { db }
       const dataset = await found(db, workspaceId, request.params.id);
       const body = request.body;
       if ('filter' in body) {
-        const filter = parseResponseListFilter(body.filter);
+        const filter = parseResponseFilter(body.filter, 'filter.');
         const done = await addFilteredResponses(db, workspaceId, dataset.id, filter, keyId);
         return reply.status(200).send({ version: done.version?.version ?? null, added: done.added, alreadyIn: done.alreadyIn, truncated: done.truncated });
       }

@@ -11,14 +11,14 @@ import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
 import { responseFacets } from '../../store/response-facets.js';
 import { decodeListCursor, listResponses } from '../../store/response-list.js';
-import { responseListFilterFields, toResponseListFilter } from '../../store/response-list-filter.js';
+import { responseFilterFields, toResponseListFilter } from '../../store/response-list-filter.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const listQuery = z.strictObject({
-  ...responseListFilterFields,
+  ...responseFilterFields,
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
   cursor: z.string().max(512).optional().describe('nextCursor of the previous page'),
 });
