@@ -287,6 +287,13 @@ for (const backend of BACKENDS) {
         ]),
       );
       expect(kto).toHaveLength(4);
+      // The pipeline's learning signal of each deciding event, frozen with the item.
+      const signals = await rows(`/v1/datasets/${d.id}/export/learning-signals`);
+      expect(signals).toHaveLength(3);
+      expect(signals).toContainEqual(expect.objectContaining({ input: SQL_QUERY, expected_output: SQL_FIX, actual_output: SQL_ANSWER }));
+      const anonymized = await rows(`/v1/datasets/${d.id}/export/anonymized`);
+      expect(anonymized.map((r) => r.rating).sort()).toEqual(['negative', 'negative', 'positive']);
+      expect(await rows(`/v1/datasets/${d.id}/export/nli`)).toEqual([]);
       const report = (await call('GET', `/v1/datasets/${d.id}/export/openai-preference?validate=true`)).json();
       expect(report).toMatchObject({ format: 'openai-preference', rows: 2, valid: 2, errors: {} });
       expect(report.read).toMatchObject({ responses: 4, events: 3 });
