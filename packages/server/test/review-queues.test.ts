@@ -90,7 +90,9 @@ for (const backend of BACKENDS) {
       expect((await call('POST', '/v1/review-queues', { name: 'q', members: [secretId] })).json().error.field).toBe('members[0]');
       expect((await call('GET', '/v1/review-queues')).json().queues.length).toBe(before);
 
-      const made = await call('POST', '/v1/review-queues', { name: 'defaults', members: [bob.id], rules: [{ filter: { rating: 'negative', agent: 'sql' }, sample: 0.25 }], datasetId: 'ds_1' });
+      // A queue's dataset must exist (checked on create and change: test/dataset-oasst.test.ts).
+      const datasetId = (await call('POST', '/v1/datasets', { name: 'rq-defaults' })).json().id as string;
+      const made = await call('POST', '/v1/review-queues', { name: 'defaults', members: [bob.id], rules: [{ filter: { rating: 'negative', agent: 'sql' }, sample: 0.25 }], datasetId });
       expect(made.statusCode).toBe(201);
       expect(made.json()).toMatchObject({
         kind: 'single',
@@ -98,7 +100,7 @@ for (const backend of BACKENDS) {
         reviewersPerItem: 1,
         reservationSeconds: 600,
         members: [bob.id],
-        datasetId: 'ds_1',
+        datasetId,
         rubric: { verdict: true, issues: true, qualityScores: false, correction: true, comment: true },
         progress: { total: 0, pending: 0, inProgress: 0, done: 0 },
       });

@@ -24,6 +24,7 @@ import {
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
+import { addReviewedResponses } from '../store/dataset-adds.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { ReviewQueue } from '../store/review-queues.js';
 import { recordReview, reviewEventId, type StoredReview } from '../store/reviews.js';
@@ -131,6 +132,11 @@ export async function submitReview(
     return checked.value;
   });
   const outcomes = await ingest.submitFeedback(auth, events, { verified: true });
+  // The queue's dataset (issue 27) takes the item's response once a review completes it, when it
+  // then has an expected output (a correction, or an approving review): its events are stored now.
+  if (queue.datasetId !== null && queue.kind === 'single' && recorded.item.state === 'done') {
+    await addReviewedResponses(db, auth.workspaceId, queue.datasetId, [item.responseId], queue.id);
+  }
   return {
     review: recorded.review,
     itemState: recorded.item.state,
