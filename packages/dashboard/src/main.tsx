@@ -3,7 +3,7 @@
  * Review pages; kept in sessionStorage), the navigation and hash routing (`#/overview`,
  * `#/responses/<id>`…, route.ts: the key never appears in a URL).
  */
-import { render } from 'preact';
+import { render, type FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, clearKey, saveKey, saveRole, sessionKey, sessionRole, type Role } from './api.js';
 import { parseRoute } from './route.js';
@@ -11,15 +11,32 @@ import { Alerts } from './pages/alerts.js';
 import { Documents } from './pages/documents.js';
 import { Experiments } from './pages/experiments.js';
 import { Exports } from './pages/exports.js';
-import { Datasets } from './pages/datasets.js';
 import { Insights } from './pages/insights.js';
 import { Overview } from './pages/overview.js';
-import { Queues } from './pages/queue-settings.js';
-import { Review } from './pages/review.js';
 import { Responses } from './pages/responses.js';
 import { Settings } from './pages/settings.js';
 import { Users } from './pages/users.js';
 import './style.css';
+
+/**
+ * A page loaded when first opened: the review pages (a reviewer's whole dashboard) are a chunk
+ * of their own, so the other pages' first load does not carry them, and a reviewer's does not
+ * carry the rest.
+ */
+function lazy(load: () => Promise<FunctionComponent>): FunctionComponent {
+  let loaded: FunctionComponent | null = null;
+  return function Lazy() {
+    const [Page, setPage] = useState<FunctionComponent | null>(() => loaded);
+    useEffect(() => {
+      if (!loaded) void load().then((p) => setPage(() => (loaded = p)));
+    }, []);
+    return Page ? <Page /> : <div class="placeholder" style={{ minHeight: '320px' }} aria-busy="true" />;
+  };
+}
+
+const Review = lazy(() => import('./pages/review.js').then((m) => m.Review));
+const Queues = lazy(() => import('./pages/queue-settings.js').then((m) => m.Queues));
+const Datasets = lazy(() => import('./pages/datasets.js').then((m) => m.Datasets));
 
 const PAGES = {
   overview: ['Overview', Overview],

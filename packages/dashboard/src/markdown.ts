@@ -84,12 +84,13 @@ export function parseInline(text: string): Inline[] {
       const end = close > i ? text.indexOf(')', close + 2) : -1;
       if (close > i && end > close) {
         const href = text.slice(close + 2, end).trim();
-        const label = parseInline(text.slice(i + 1, close));
-        flush();
-        if (safeHref(href)) out.push({ t: 'link', href, c: label });
-        else out.push(...label, ` (${href})`);
-        i = end + 1;
-        continue;
+        // An unsafe target (javascript:, data:…) is no link: the whole of it stays text, as written.
+        if (safeHref(href)) {
+          flush();
+          out.push({ t: 'link', href, c: parseInline(text.slice(i + 1, close)) });
+          i = end + 1;
+          continue;
+        }
       }
     }
     plain += ch;
