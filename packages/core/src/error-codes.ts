@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_AUTH_MISSING_KEY: { status: 401, description: 'No `Authorization: Bearer <key>` header' },
   FEEDLOOP_ERR_AUTH_INVALID_KEY: { status: 401, description: 'The key is unknown, revoked, or its workspace is gone' },
   FEEDLOOP_ERR_AUTH_FORBIDDEN: { status: 403, description: 'A public key may only submit feedback' },
+  FEEDLOOP_ERR_AUTH_SOURCE_FORBIDDEN: { status: 403, description: 'A public key or a feedback token claimed source `review` or `judge`; only a secret key may' },
   FEEDLOOP_ERR_RATE_LIMITED: { status: 429, description: 'Too many submissions from this client; see Retry-After' },
   FEEDLOOP_ERR_HEAVY_READS_BUSY: { status: 429, description: 'Too many exports, user contexts, insights or stats ranges at once (in this workspace or this process); see Retry-After' },
   FEEDLOOP_ERR_RESPONSE_NOT_FOUND: { status: 404, description: 'No response with that id in this workspace' },
@@ -53,6 +54,12 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_SCORE_CONFIG_NOT_FOUND: { status: 404, description: 'No score config with that id in this workspace' },
   FEEDLOOP_ERR_SCORE_CONFIG_CONFLICT: { status: 409, description: 'A score config of that name exists in this workspace (names are unique, archived ones too)' },
   FEEDLOOP_ERR_FEEDBACK_NOT_FOUND: { status: 404, description: 'No feedback event with that id in this workspace' },
+  FEEDLOOP_ERR_REVIEWER_FORBIDDEN: { status: 403, description: 'A reviewer key may only list its queues, reserve and review their items, and read what an item shows' },
+  FEEDLOOP_ERR_REVIEWER_NOT_MEMBER: { status: 403, description: 'The reviewer is not a member of this review queue' },
+  FEEDLOOP_ERR_REVIEW_QUEUE_NOT_FOUND: { status: 404, description: 'No review queue with that id in this workspace' },
+  FEEDLOOP_ERR_REVIEW_ITEM_NOT_FOUND: { status: 404, description: 'No item with that id in this review queue' },
+  FEEDLOOP_ERR_REVIEW_RESERVATION_LOST: { status: 409, description: 'The reviewer\'s reservation expired or was released and the item has all the reviews it needs (or others hold them)' },
+  FEEDLOOP_ERR_REVIEW_FIELD_DISABLED: { status: 400, description: 'A review field the queue\'s rubric turns off (the field names it)' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

@@ -4,7 +4,7 @@
  * keys for the label actions, so their payloads are exactly what that tool sends.
  */
 import { z } from 'zod';
-import { LIMITS } from './limits.js';
+import { ID_PATTERN, LIMITS } from './limits.js';
 
 const comment = z.string().min(1).max(LIMITS.commentMaxLength);
 const label = z.string().min(1).max(LIMITS.labelMaxLength);
@@ -33,6 +33,37 @@ export const OUTPUT_ISSUES = [
 
 /** Phase 4.1 categories a RAG thumbs vote may carry. */
 export const RAG_CATEGORIES = ['accuracy', 'relevance', 'completeness', 'timeliness', 'other'] as const;
+
+/** The word a preference names instead of a response id when neither answer is better. */
+export const PREFERENCE_TIE = 'tie';
+
+const responseRef = z.string().min(1).max(LIMITS.idMaxLength).regex(ID_PATTERN, 'may hold only letters, digits and _ - . : @ /');
+
+/**
+ * A preference between two responses to the same query: a chat UI's "which answer do you
+ * prefer", a reviewer's pairwise verdict (issue 27), an evaluator's (issue 28). Answers name
+ * response ids, never positions: `shown` records the order the two were shown in, so position
+ * bias can be measured apart from the verdict. The event's `responseId` is one of the pair.
+ */
+export const preferencePayloadSchema = z
+  .strictObject({
+    pair: z.tuple([responseRef, responseRef]).describe('The two response ids compared'),
+    preferred: responseRef.describe('One of `pair`, or `"tie"`'),
+    shown: z.tuple([responseRef, responseRef]).optional().describe('The order the two were shown in: first, second'),
+    reason: comment.optional(),
+  })
+  .superRefine((p, ctx) => {
+    const [a, b] = p.pair;
+    if (a === PREFERENCE_TIE || b === PREFERENCE_TIE) {
+      ctx.addIssue({ code: 'custom', message: '"tie" is reserved for `preferred` and cannot name a response', path: ['pair'] });
+    } else if (a === b) {
+      ctx.addIssue({ code: 'custom', message: 'the two responses must differ', path: ['pair'] });
+    } else if (p.preferred !== PREFERENCE_TIE && p.preferred !== a && p.preferred !== b) {
+      ctx.addIssue({ code: 'custom', message: `must be one of the pair (${JSON.stringify(a)}, ${JSON.stringify(b)}) or "tie"`, path: ['preferred'] });
+    } else if (p.shown && !((p.shown[0] === a && p.shown[1] === b) || (p.shown[0] === b && p.shown[1] === a))) {
+      ctx.addIssue({ code: 'custom', message: 'must hold the two responses of the pair, in the order shown', path: ['shown'] });
+    }
+  });
 
 /** An object payload whose fields are all optional may be left out of the event. */
 function optionalPayload<T extends z.ZodObject>(schema: T) {
@@ -122,6 +153,7 @@ export const PAYLOAD_SCHEMAS = {
       message: 'at least one of value, stringValue is required',
       path: ['value'],
     }),
+  preference: preferencePayloadSchema,
   edit: z.strictObject({
     original: text.optional().describe("Defaults to the response's answer"),
     edited: text,

@@ -40,7 +40,15 @@ export { DAY_MS } from './time.js';
 export { correctedPair, revisionOf, storedCorrectionPair, type CorrectedPair, type RevisingEvent } from './corrected-pair.js';
 export { editDistancePercent, lcsLength } from './edit-distance.js';
 export { ERROR_CODES, statusOf, type ErrorBody, type ErrorCode } from './error-codes.js';
-export { ERROR_CATEGORIES, OUTPUT_ISSUES, PAYLOAD_SCHEMAS, RAG_CATEGORIES, type FeedbackPayload } from './event-payloads.js';
+export {
+  ERROR_CATEGORIES,
+  OUTPUT_ISSUES,
+  PAYLOAD_SCHEMAS,
+  PREFERENCE_TIE,
+  RAG_CATEGORIES,
+  preferencePayloadSchema,
+  type FeedbackPayload,
+} from './event-payloads.js';
 export {
   EVENT_SCHEMAS,
   feedbackEventSchema,
@@ -51,16 +59,24 @@ export {
   type FeedbackEventInput,
 } from './event-schema.js';
 export {
+  ATTRIBUTABLE_TYPES,
+  ATTRIBUTED_SOURCES,
   EVENT_TYPE_SOURCES,
   FEEDBACK_EVENT_TYPES,
   LABEL_ACTION_TYPES,
   SIGNAL_SOURCES,
   THUMBS_TYPES,
+  allowedSources,
   isFeedbackEventType,
+  isUserSource,
+  sourceOfEvent,
   sourceOfType,
+  type AttributedSource,
   type FeedbackEventType,
   type SignalSource,
+  type TypeSource,
 } from './event-types.js';
+export { SOURCE_CLAIMANTS, sourceClaimError } from './source-claims.js';
 export { classifyIpAddress, type IpAddressClass } from './ip-address.js';
 export { ID_PATTERN, LIMITS } from './limits.js';
 export { classify } from './signals/classify.js';
@@ -358,3 +374,37 @@ export {
 } from './scores/score-config.js';
 export { mapScore, scoreOf, storedScoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
 export { meanInterval, scoreRange, scoreReward, summarizeScores, type RewardConfig, type ScoreRange, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';
+export {
+  DEFAULT_RESERVATION_SECONDS,
+  MAX_INSTRUCTIONS_LENGTH,
+  MAX_QUEUE_MEMBERS,
+  MAX_QUEUE_RULES,
+  MAX_RESERVATION_SECONDS,
+  MAX_REVIEWERS_PER_ITEM,
+  REVIEW_QUEUE_KINDS,
+  pairOrder,
+  queueRuleSchema,
+  reviewQueueInputSchema,
+  reviewQueuePatchSchema,
+  rubricSchema,
+  sampleKeeps,
+  type QueueRule,
+  type ReviewQueueInput,
+  type ReviewQueueKind,
+  type ReviewQueuePatch,
+  type Rubric,
+} from './review/review-queue.js';
+export {
+  REVIEW_VERDICTS,
+  checkPairwiseReview,
+  checkSingleReview,
+  pairwiseReviewSchema,
+  singleReviewEvents,
+  singleReviewFigures,
+  singleReviewSchema,
+  type PairwiseReview,
+  type ReviewEventPart,
+  type ReviewProblem,
+  type ReviewVerdict,
+  type SingleReview,
+} from './review/review-body.js';

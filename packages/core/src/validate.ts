@@ -6,7 +6,8 @@ import { checkJsonShape, ITEM_SHAPE_LIMITS } from './json-limits.js';
 import type { z } from 'zod';
 import type { ErrorBody } from './error-codes.js';
 import { feedbackEventSchema, type FeedbackEvent } from './event-schema.js';
-import { isFeedbackEventType, sourceOfType } from './event-types.js';
+import { allowedSources, isFeedbackEventType, sourceOfType } from './event-types.js';
+import { LIMITS } from './limits.js';
 import { responseSchema, type ResponseRegistration } from './response-schema.js';
 import { findUnstorable } from './storable-text.js';
 
@@ -96,17 +97,57 @@ export function validateFeedbackEvent(input: unknown): Validated<FeedbackEvent> 
   const unstorable = checkStorable(parsed.data);
   if (unstorable) return { ok: false, error: unstorable };
   const event = parsed.data as FeedbackEvent;
-  if (event.source !== undefined && event.source !== sourceOfType(event.type)) {
+  const source = checkSource(event);
+  if (source) return { ok: false, error: source };
+  if (event.type === 'preference' && !event.payload.pair.includes(event.responseId)) {
     return {
       ok: false,
       error: {
         code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD',
-        message: `source: ${event.type} is an ${sourceOfType(event.type)} signal, not ${event.source}`,
-        field: 'source',
+        message: `responseId: a preference is about one of its pair (${event.payload.pair.map((id) => JSON.stringify(id)).join(', ')})`,
+        field: 'responseId',
       },
     };
   }
+  const judge = checkEvaluator(event);
+  if (judge) return { ok: false, error: judge };
   return { ok: true, value: event };
+}
+
+/**
+ * The stated source against the type: its own source always; `review` or `judge` only on the
+ * explicit-judgement types (`ATTRIBUTABLE_TYPES`). Who may claim them is the key's business
+ * (`sourceClaimError`), not the event's.
+ */
+function checkSource(event: FeedbackEvent): ErrorBody | undefined {
+  if (event.source === undefined) return undefined;
+  const allowed = allowedSources(event.type);
+  if (allowed.includes(event.source)) return undefined;
+  const own = sourceOfType(event.type);
+  const why =
+    event.source === 'review' || event.source === 'judge'
+      ? `only explicit judgements (thumbs, rating, score, review, quality_scores, correction, comment, error_categories, preference) may come from a ${event.source === 'review' ? 'reviewer' : 'judge'}`
+      : `it is an ${own} signal`;
+  return {
+    code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD',
+    message: `source: ${event.type} may not have source ${JSON.stringify(event.source)} (${why}); allowed: ${allowed.join(', ')}`,
+    field: 'source',
+  };
+}
+
+/**
+ * A judge event names its evaluator in `metadata.evaluatorId` (a non-empty string), so its
+ * answers can be told apart, calibrated and weighed per evaluator (issue 28).
+ */
+function checkEvaluator(event: FeedbackEvent): ErrorBody | undefined {
+  if (event.source !== 'judge') return undefined;
+  const id = event.metadata?.['evaluatorId'];
+  if (typeof id === 'string' && id.length > 0 && id.length <= LIMITS.labelMaxLength) return undefined;
+  return {
+    code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD',
+    message: `metadata.evaluatorId: a judge event names its evaluator (a string of 1-${LIMITS.labelMaxLength} characters)`,
+    field: 'metadata.evaluatorId',
+  };
 }
 
 /**

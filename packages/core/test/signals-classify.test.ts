@@ -36,6 +36,7 @@ const EXPECTED: Record<FeedbackEventType, Classification> = {
   rate_usefulness: { polarity: 'negative', severity: 'low', categories: [], signalClass: 'explicit_negative', value: -0.5, firstPass: false },
   add_note: { polarity: 'neutral', severity: 'none', categories: [], signalClass: 'explicit_neutral', value: 0, firstPass: null },
   score: { polarity: 'neutral', severity: 'none', categories: [], signalClass: 'explicit_neutral', value: 0, firstPass: null },
+  preference: { polarity: 'neutral', severity: 'none', categories: [], signalClass: 'explicit_neutral', value: 0, firstPass: null },
   edit: { polarity: 'negative', severity: 'low', categories: [], signalClass: 'immediate_edit', value: -0.6, firstPass: false },
   retry: { polarity: 'negative', severity: 'low', categories: [], signalClass: 'retry', value: -1, firstPass: false },
   abandon: { polarity: 'negative', severity: 'low', categories: [], signalClass: 'abandonment', value: -1, firstPass: null },

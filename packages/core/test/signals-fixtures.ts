@@ -115,6 +115,7 @@ export const SAMPLE_PAYLOADS: Record<FeedbackEventType, unknown> = {
   rate_usefulness: { rating: 2 },
   add_note: { note: 'see ticket 42' },
   score: { name: 'helpfulness', value: 0.7 },
+  preference: { pair: [RESPONSE_ID, 'resp-002'], preferred: 'resp-002' },
   edit: { edited: 'SELECT region, sum(amount) FROM sales GROUP BY region' },
   retry: { rephrasedQuery: 'Sales last month, by region?' },
   abandon: {},

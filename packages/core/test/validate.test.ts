@@ -23,6 +23,7 @@ const EXAMPLES: Record<FeedbackEventType, { ok: unknown; bad: [unknown, string] 
   rate_usefulness: { ok: { rating: 1, aspect: 'credibility' }, bad: [{ rating: 3, aspect: 'taste' }, 'payload.aspect'] },
   add_note: { ok: { note: 'overturned since 2023' }, bad: [{ note: '' }, 'payload.note'] },
   score: { ok: { name: 'helpfulness', value: 0.7, comment: 'mostly' }, bad: [{ name: 'helpfulness' }, 'payload.value'] },
+  preference: { ok: { pair: ['r1', 'r2'], preferred: 'r2', shown: ['r2', 'r1'], reason: 'shorter' }, bad: [{ pair: ['r1', 'r2'], preferred: 'r3' }, 'payload.preferred'] },
   edit: { ok: { edited: 'new text', phase: 'long_term', elapsedMs: 5000 }, bad: [{ edited: 'x', elapsedMs: -1 }, 'payload.elapsedMs'] },
   retry: { ok: { rephrasedQuery: 'sales in the US last month' }, bad: [{}, 'payload.rephrasedQuery'] },
   abandon: { ok: { stage: 'reading' }, bad: [{ stage: 3 }, 'payload.stage'] },

@@ -4,7 +4,7 @@
  * workspace's `implicitConsent` setting.
  */
 import { z } from 'zod';
-import { EVENT_TYPE_SOURCES, sourceOfType, type FeedbackEventType, type SignalSource } from '../event-types.js';
+import { EVENT_TYPE_SOURCES, sourceOfType, type FeedbackEventType, type TypeSource } from '../event-types.js';
 
 const typeNames = Object.keys(EVENT_TYPE_SOURCES) as [FeedbackEventType, ...FeedbackEventType[]];
 
@@ -40,7 +40,7 @@ export const NO_CONSENT: Consent = Object.freeze({ explicit: null, implicit: nul
  * mergeConsent(NO_CONSENT, { implicit: true, types: { edit: false } }) // { implicit: true, types: { edit: false }, … }
  */
 export function mergeConsent(current: Consent, change: ConsentInput): Consent {
-  const pick = (k: SignalSource): boolean | null => (change[k] === undefined ? current[k] : change[k]);
+  const pick = (k: TypeSource): boolean | null => (change[k] === undefined ? current[k] : change[k]);
   const types: Partial<Record<FeedbackEventType, boolean>> = { ...current.types };
   for (const [type, value] of Object.entries(change.types ?? {}) as Array<[FeedbackEventType, boolean | null | undefined]>) {
     if (value === null || value === undefined) delete types[type];

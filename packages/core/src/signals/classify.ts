@@ -134,6 +134,9 @@ export function classify(enriched: EnrichedEvent, settings: WorkspaceSettings): 
     // thumbs or a rating is stored as that type). It reaches the composite score only through its
     // config's weight (docs/scores.md).
     case 'score':
+    // A preference compares two answers; it says neither is good or bad on its own, so it is
+    // neutral for each. It counts as a pair in the preference exports (docs/exports.md).
+    case 'preference':
       return classification('neutral', 'explicit_neutral', 0);
     case 'error_categories':
       return classification('negative', 'explicit_negative', -1, {

@@ -41,6 +41,8 @@ import { mcpRoutes } from './routes/mcp.js';
 import { langsmithRoutes } from './routes/langsmith.js';
 import { adminRoutes } from './routes/admin.js';
 import { scoreConfigRoutes } from './routes/score-configs.js';
+import { reviewQueueRoutes } from './routes/review-queues.js';
+import { reviewingRoutes } from './routes/reviewing.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -140,6 +142,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(responseListRoutes, services);
   await app.register(alertPreviewRoutes, services);
   await app.register(scoreConfigRoutes, services);
+  await app.register(reviewQueueRoutes, services);
+  await app.register(reviewingRoutes, services);
   await app.register(mcpRoutes, services);
   // The LangSmith SDKs' API (issue 26 §3), with its own auth (x-api-key) and error shape ({ detail }).
   await app.register(async (scope) => scope.register(langsmithRoutes, services), { prefix: '/langsmith' });

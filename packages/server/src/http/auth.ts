@@ -1,7 +1,8 @@
 /**
  * Bearer-key authentication, deny by default. Each route declares who may call it in
  * `config.access`: `none` (health, readiness, metrics, the docs: marked one by one), `public`
- * (feedback submission: public or secret keys), `admin` (the local admin credential only:
+ * (feedback submission: public or secret keys), `reviewer` (the review routes: reviewer or secret
+ * keys), `admin` (the local admin credential only:
  * routes/admin.ts) or `secret`, the default of every route that does not say otherwise, wherever
  * it is mounted.
  */
@@ -11,8 +12,11 @@ import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { KeyCache } from './key-cache.js';
 
-/** Who may call a route. */
-export type Access = 'none' | 'public' | 'secret' | 'admin';
+/**
+ * Who may call a route. `reviewer`: secret keys and reviewer keys (the review routes, issue 27);
+ * a reviewer key is refused on every other route.
+ */
+export type Access = 'none' | 'public' | 'secret' | 'admin' | 'reviewer';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -66,7 +70,12 @@ export function installAuth(app: FastifyInstance, keys: KeyCache, adminToken?: s
     }
     const auth = await keys.resolve(match[1]);
     if (!auth) throw new FeedloopError('FEEDLOOP_ERR_AUTH_INVALID_KEY', 'the API key is unknown or revoked', { field: 'authorization' });
-    if (access === 'secret' && auth.kind !== 'secret') {
+    if (auth.kind === 'reviewer' && access !== 'reviewer') {
+      throw new FeedloopError('FEEDLOOP_ERR_REVIEWER_FORBIDDEN', 'a reviewer key may only list its review queues, reserve and review their items', {
+        field: 'authorization',
+      });
+    }
+    if ((access === 'secret' || access === 'reviewer') && auth.kind === 'public') {
       throw new FeedloopError('FEEDLOOP_ERR_AUTH_FORBIDDEN', 'a public key may only submit feedback; use a secret key', {
         field: 'authorization',
       });

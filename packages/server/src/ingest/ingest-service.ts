@@ -3,7 +3,7 @@
  * group committers for feedback and responses. Routes (v1 and the seeds' compatible ones)
  * validate and map their input, then call this.
  */
-import { validateTraceUpdate, type ErrorBody, type FeedbackEvent, type ResponseRegistration, type TraceUpdate } from '@feedloop/core';
+import { sourceClaimError, validateTraceUpdate, type ErrorBody, type FeedbackEvent, type ResponseRegistration, type TraceUpdate } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
 import { classifyWriteFailure } from '../db/write-failure.js';
@@ -215,6 +215,18 @@ export class IngestService {
     // Named scores first (score-resolution.ts): validated against their configs and mapped; a
     // refused one is answered here with the others' outcomes, in order.
     const withIds = events.map((event) => ({ ...event, id: event.id ?? uuidv7() }));
+    // A browser key or a feedback token speaks for the user: it may not claim a reviewer's or an
+    // evaluator's voice (source-claims.ts). Refused alone, as any bad item of a batch.
+    const claims = withIds.map((event) => sourceClaimError(event.source, auth.kind));
+    if (claims.some((c) => c !== undefined)) {
+      const allowed = withIds.filter((_, i) => claims[i] === undefined);
+      const written = allowed.length === 0 ? [] : await this.submitFeedback(auth, allowed, trust);
+      let next = 0;
+      return withIds.map((event, i): FeedbackOutcome => {
+        const refused = claims[i];
+        return refused ? { id: event.id, status: 'rejected', error: refused } : (written[next++] as FeedbackOutcome);
+      });
+    }
     const resolved = await unavailableOnFailure(resolveScores(this.#db, auth.workspaceId, withIds));
     if (resolved.some((r) => !r.ok)) {
       const accepted = resolved.flatMap((r) => (r.ok ? [r.event] : []));

@@ -1,6 +1,8 @@
 /**
  * API keys. Secret keys (`fl_sk_…`) read and write; public keys (`fl_pk_…`), safe to ship in a
- * browser, may only submit feedback. Only the SHA-256 of a key is stored.
+ * browser, may only submit feedback; reviewer keys (`fl_rk_…`, issue 27) may only list the review
+ * queues they are members of and review their items, as the person their name names. Only the
+ * SHA-256 of a key is stored.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
@@ -9,7 +11,12 @@ import { FeedloopError } from '../errors.js';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 
 /** What a key may do. */
-export type KeyKind = 'secret' | 'public';
+export type KeyKind = 'secret' | 'public' | 'reviewer';
+
+/** Every key kind, for validation. */
+export const KEY_KINDS = ['secret', 'public', 'reviewer'] as const satisfies readonly KeyKind[];
+
+const PREFIXES: Record<KeyKind, string> = { secret: 'fl_sk_', public: 'fl_pk_', reviewer: 'fl_rk_' };
 
 /** A key as listings show it: never the key itself. */
 export interface ApiKeyInfo {
@@ -66,7 +73,7 @@ export function hashKey(key: string): string {
  * generateKey('public') // 'fl_pk_3q2-…'
  */
 export function generateKey(kind: KeyKind): string {
-  return `${kind === 'secret' ? 'fl_sk_' : 'fl_pk_'}${randomBytes(32).toString('base64url')}`;
+  return `${PREFIXES[kind]}${randomBytes(32).toString('base64url')}`;
 }
 
 /**

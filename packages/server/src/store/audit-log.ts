@@ -15,7 +15,10 @@ export type AuditAction =
   | 'key.revoked'
   | 'settings.changed'
   | 'retention.archived'
-  | 'feedback.retracted';
+  | 'feedback.retracted'
+  | 'review_queue.created'
+  | 'review_queue.changed'
+  | 'review.submitted';
 
 /** One entry as the API shows it. */
 export interface AuditEntry {

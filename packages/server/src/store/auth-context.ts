@@ -12,6 +12,8 @@ export interface AuthContext {
   workspaceId: string;
   kind: KeyKind;
   settings: WorkspaceSettings;
+  /** The key's name: for a reviewer key, who reviews (audit log, reviews, agreement figures). */
+  name?: string | null;
 }
 
 /**
@@ -22,10 +24,10 @@ export interface AuthContext {
  * await authContextOfKey(db, 'fl_sk_…') // { keyId, workspaceId, kind: 'secret', settings }
  */
 export async function authContextOfKey(db: SqlExecutor, key: string): Promise<AuthContext | undefined> {
-  const [r] = await db.query<{ id: string; workspace_id: string; kind: KeyKind; settings: unknown }>(
-    `SELECT k.id, k.workspace_id, k.kind, w.settings FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+  const [r] = await db.query<{ id: string; workspace_id: string; kind: KeyKind; name: string | null; settings: unknown }>(
+    `SELECT k.id, k.workspace_id, k.kind, k.name, w.settings FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
     [hashKey(key)],
   );
-  return r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind, settings: resolveWorkspaceSettings(r.settings) } : undefined;
+  return r ? { keyId: r.id, workspaceId: r.workspace_id, kind: r.kind, name: r.name, settings: resolveWorkspaceSettings(r.settings) } : undefined;
 }

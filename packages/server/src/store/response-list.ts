@@ -256,6 +256,19 @@ export async function listResponses(
 }
 
 /**
+ * Which of these responses match a filter now (a review queue rule's check, issue 27): the list's
+ * own page query, its candidates these ids, so a rule means exactly what the list shows.
+ *
+ * @example
+ * await responsesMatching(db, ws, { rating: 'negative' }, ['r1', 'r2']) // ['r2']
+ */
+export async function responsesMatching(db: SqlExecutor, workspaceId: string, filter: ResponseListFilter, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const page = await listPage(db, workspaceId, filter, undefined, ids.length, filter.comment === undefined ? { kind: 'none' } : { kind: 'walk' }, { kind: 'among', ids: [...new Set(ids)] });
+  return page.data.map((r) => r.id);
+}
+
+/**
  * How a page meets the comment filter: not here (no comment filter, or the candidates are the
  * comment's matches), or by probing each response's events on the walk, over at most `within`
  * responses the other filters let through (a bounded first try) or over all.

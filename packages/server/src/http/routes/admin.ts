@@ -9,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { createApiKey } from '../../store/api-keys.js';
+import { KEY_KINDS, createApiKey } from '../../store/api-keys.js';
 import { createWorkspace, findWorkspaceByLabel } from '../../store/workspaces.js';
 import type { AppServices } from '../services.js';
 
@@ -26,7 +26,8 @@ const keyBody = z.strictObject({
 const keyAnswer = z.object({
   workspace: z.object({ id: z.string(), tenantId: z.string(), name: z.string(), created: z.boolean() }),
   id: z.string(),
-  kind: z.enum(['secret', 'public']),
+  // Reviewer keys are made over /v1/keys (they need a reviewer's name); this answer may show any kind.
+  kind: z.enum(KEY_KINDS),
   prefix: z.string(),
   key: z.string().describe('The key, shown this once'),
 });

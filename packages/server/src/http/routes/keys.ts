@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKeyKeepingAccess, type ApiKeyInfo } from '../../store/api-keys.js';
+import { KEY_KINDS, createApiKey, listApiKeys, revokeApiKeyKeepingAccess, type ApiKeyInfo } from '../../store/api-keys.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -17,21 +17,35 @@ const NAME_MAX_LENGTH = 100;
 // characters, no lone surrogates), so nothing the database or a terminal cannot hold.
 const printable = /^[^\p{Cc}\p{Cs}]*$/u;
 
-const createBody = z.strictObject({
-  kind: z.enum(['secret', 'public']).describe('secret: reads and writes (server side); public: submits feedback only (safe in a browser)'),
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(NAME_MAX_LENGTH)
-    .regex(printable, 'must not hold control characters')
-    .optional()
-    .describe('What the key is for, e.g. "backend" or "web widget"'),
-});
+// A reviewer's name is the voter of its reviews' feedback events: it must be a valid user id.
+const REVIEWER_NAME = /^[A-Za-z0-9_\-.:@/]+$/;
+const REVIEWER_NAME_MAX_LENGTH = 64;
+
+const createBody = z
+  .strictObject({
+    kind: z
+      .enum(KEY_KINDS)
+      .describe('secret: reads and writes (server side); public: submits feedback only (safe in a browser); reviewer: reviews the queues it is a member of (its name is who reviews)'),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(NAME_MAX_LENGTH)
+      .regex(printable, 'must not hold control characters')
+      .optional()
+      .describe('What the key is for, e.g. "backend" or "web widget"; for a reviewer key (required) the reviewer\'s name'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.kind !== 'reviewer') return;
+    if (body.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'a reviewer key needs the name of its reviewer' });
+    else if (body.name.length > REVIEWER_NAME_MAX_LENGTH || !REVIEWER_NAME.test(body.name)) {
+      ctx.addIssue({ code: 'custom', path: ['name'], message: `a reviewer's name is at most ${REVIEWER_NAME_MAX_LENGTH} letters, digits and _ - . : @ /` });
+    }
+  });
 
 const keyView = z.object({
   id: z.string(),
-  kind: z.enum(['secret', 'public']),
+  kind: z.enum(KEY_KINDS),
   prefix: z.string().describe('The first ten characters of the key, to recognise it'),
   name: z.string().nullable(),
   createdAt: z.string(),
