@@ -5,7 +5,7 @@
  */
 import type { ErrorBody } from './error-codes.js';
 import type { FeedbackEvent } from './event-schema.js';
-import { sourceOfType } from './event-types.js';
+import { sourceOfEvent } from './event-types.js';
 import { LIMITS } from './limits.js';
 import type { WorkspaceSettings } from './workspace-settings.js';
 
@@ -25,7 +25,8 @@ export type Judgement = { ok: true; occurredAt: Date } | { ok: false; error: Err
  * - A time more than {@link LIMITS.futureSkewMs} in the future, or before the response (less the
  *   same skew), is rejected.
  * - Explicit signals later than `feedbackWindowHours` after the response are rejected; implicit
- *   and outcome signals (long-term edits, continued use, metrics) are not bound by the window.
+ *   and outcome signals (long-term edits, continued use, metrics) are not bound by the window,
+ *   nor are judgements of the review and judge sources (a review queue reaches a response later).
  *
  * @example
  * judgeFeedback(event, { createdAt: new Date('2026-01-01T00:00:00Z') }, settings, new Date('2026-01-03T00:00:00Z'), true)
@@ -47,7 +48,9 @@ export function judgeFeedback(
     return reject('FEEDLOOP_ERR_FEEDBACK_BEFORE_RESPONSE', 'occurredAt', 'occurredAt: is before the response was created');
   }
   const windowMs = settings.feedbackWindowHours * 3_600_000;
-  if (sourceOfType(event.type) === 'explicit' && sinceResponseMs > windowMs) {
+  // The window bounds a user's explicit reaction; a reviewer's or an evaluator's judgement
+  // (sources review, judge) comes when the queue reaches the response, often days later.
+  if (sourceOfEvent(event) === 'explicit' && sinceResponseMs > windowMs) {
     return reject(
       'FEEDLOOP_ERR_FEEDBACK_WINDOW_CLOSED',
       'responseId',

@@ -13,7 +13,8 @@ import type { SignalSource } from './event-types.js';
  * `review` when they exist.
  */
 export const SOURCE_CLAIMANTS = {
-  review: ['secret'],
+  // A reviewer key (issue 27) speaks for its reviewer through the review queue routes only.
+  review: ['secret', 'reviewer'],
   judge: ['secret'],
 } as const satisfies Record<'review' | 'judge', readonly string[]>;
 

@@ -85,7 +85,7 @@ export function checkSingleReview(review: SingleReview, rubric: Rubric, scoreNam
 export interface ReviewEventPart {
   /** Distinguishes the review's events from each other in their ids. */
   suffix: string;
-  type: 'review' | 'quality_scores' | 'correction' | 'score' | 'comment';
+  type: 'review' | 'quality_scores' | 'correction' | 'score' | 'comment' | 'preference';
   payload: Record<string, unknown>;
 }
 

@@ -87,13 +87,22 @@ export const reviewQueuePatchSchema = z.strictObject({
 /** A queue change. */
 export type ReviewQueuePatch = z.output<typeof reviewQueuePatchSchema>;
 
-/** A 32-bit FNV-1a hash of a string: stable across processes and browsers, no crypto needed. */
-function fnv1a(text: string): number {
+/**
+ * A 32-bit hash of a string: FNV-1a, then MurmurHash3's finalizer so every bit depends on every
+ * character (FNV-1a's lowest bit alone is the parity of the characters' lowest bits: "ann" and
+ * "ben" would always see a pair in the same order). Stable across processes and browsers.
+ */
+function hash32(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h >>> 0;
 }
 
@@ -109,7 +118,7 @@ function fnv1a(text: string): number {
 export function sampleKeeps(queueId: string, responseId: string, sample: number): boolean {
   if (sample >= 1) return true;
   if (sample <= 0) return false;
-  return fnv1a(`${queueId}\u0000${responseId}`) / 0x1_0000_0000 < sample;
+  return hash32(`${queueId}\u0000${responseId}`) / 0x1_0000_0000 < sample;
 }
 
 /**
@@ -121,5 +130,5 @@ export function sampleKeeps(queueId: string, responseId: string, sample: number)
  * pairOrder('ri_1', 'ann', 'r1', 'r2') // ['r2', 'r1'] or ['r1', 'r2'], always the same for ann
  */
 export function pairOrder(itemId: string, reviewer: string, a: string, b: string): [string, string] {
-  return fnv1a(`${itemId}\u0000${reviewer}`) % 2 === 0 ? [a, b] : [b, a];
+  return hash32(`${itemId}\u0000${reviewer}`) % 2 === 0 ? [a, b] : [b, a];
 }

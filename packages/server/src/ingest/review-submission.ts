@@ -10,8 +10,8 @@
  * the first version was written and writes the events again under new ids.
  */
 import {
-  SIGNAL_SOURCES,
   checkPairwiseReview,
+  pairOrder,
   checkSingleReview,
   singleReviewEvents,
   singleReviewFigures,
@@ -38,11 +38,8 @@ export interface SubmittedReview {
   events: Array<{ id: string; status: string; error?: { code: string; message: string } }>;
 }
 
-/**
- * The signal source of review events (issue 27), when the taxonomy has it; until then the type's
- * own source (explicit) applies.
- */
-const REVIEW_SOURCE: { source?: string } = (SIGNAL_SOURCES as readonly string[]).includes('review') ? { source: 'review' } : {};
+/** The signal source of every review event (docs/signals.md, "Sources"). */
+const REVIEW_SOURCE = 'review';
 
 const problemError = (p: ReviewProblem): FeedloopError =>
   new FeedloopError(p.kind === 'disabled' ? 'FEEDLOOP_ERR_REVIEW_FIELD_DISABLED' : 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', p.message, { field: p.field });
@@ -57,18 +54,16 @@ async function rubricScoreNames(db: SqlClient, workspaceId: string, queue: Revie
   return new Set([...byId.values()].map((c) => c.name));
 }
 
-/** The event parts of a pairwise review: one `preference` event on the pair's first response. */
-function pairwiseParts(review: PairwiseReview, pair: readonly [string, string]): ReviewEventPart[] {
-  const other = review.preferred === pair[0] ? pair[1] : pair[0];
+/**
+ * The event part of a pairwise review: one `preference` on the item's first response, naming the
+ * pair in the item's order, the preferred id (or tie) and the order this reviewer was shown.
+ */
+function pairwiseParts(review: PairwiseReview, pair: readonly [string, string], shown: readonly [string, string]): ReviewEventPart[] {
   return [
     {
       suffix: 'preference',
-      type: 'preference' as ReviewEventPart['type'],
-      payload: {
-        preferred: review.preferred,
-        ...(review.preferred === 'tie' ? { pair: [...pair] } : { rejected: other }),
-        ...(review.reason === undefined ? {} : { reason: review.reason }),
-      },
+      type: 'preference',
+      payload: { pair: [...pair], preferred: review.preferred, shown: [...shown], ...(review.reason === undefined ? {} : { reason: review.reason }) },
     },
   ];
 }
@@ -99,7 +94,7 @@ export async function submitReview(
     const review = body as PairwiseReview;
     const problem = checkPairwiseReview(review, pair);
     if (problem) throw problemError(problem);
-    parts = pairwiseParts(review, pair);
+    parts = pairwiseParts(review, pair, pairOrder(item.id, reviewer, pair[0], pair[1]));
     label = review.preferred;
   } else {
     const review = body as SingleReview;
@@ -127,7 +122,7 @@ export async function submitReview(
       responseId: item.responseId,
       userId: reviewer,
       type: part.type,
-      ...REVIEW_SOURCE,
+      source: REVIEW_SOURCE,
       payload: part.payload,
       metadata: { reviewQueueId: queue.id, reviewItemId: item.id, reviewer },
     });
