@@ -72,8 +72,9 @@ export async function apiOrNone<T>(method: string, path: string, body?: unknown,
  * closes): `keepalive` lets it finish after unload, which `sendBeacon` would too but without the
  * key's header. Errors are ignored: the reservation expires on its own anyway.
  */
-export function sendLast(method: string, path: string): void {
-  void fetch(path, { method, keepalive: true, headers: { authorization: `Bearer ${sessionKey() ?? ''}` } }).catch(() => undefined);
+export function sendLast(method: string, path: string, body: unknown = {}): void {
+  const headers = { authorization: `Bearer ${sessionKey() ?? ''}`, 'content-type': 'application/json' };
+  void fetch(path, { method, keepalive: true, headers, body: JSON.stringify(body) }).catch(() => undefined);
 }
 
 /** Downloads a file from the API (the key goes in the header, so a plain link cannot do it). */

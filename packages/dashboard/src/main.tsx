@@ -70,15 +70,20 @@ const pageOf = (hash: string, role: Role): PageName => {
 };
 
 /**
- * Checks a key and finds its role: a secret key reads the workspace; a reviewer key is refused
- * there (403) but lists its review queues.
+ * Checks a key and finds its role: a reviewer key (`fl_rk_…`) lists its review queues; a secret
+ * key reads the workspace. A key refused there as a reviewer's is tried as one, whatever its
+ * prefix, so the prefix only saves a refused request (and its console error).
  */
 async function roleOf(key: string): Promise<Role> {
+  if (key.startsWith('fl_rk_')) {
+    await api('GET', '/v1/review-queues', undefined, key);
+    return 'reviewer';
+  }
   try {
     await api('GET', '/v1/workspace', undefined, key);
     return 'secret';
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 403) throw err;
+    if (!(err instanceof ApiError) || err.code !== 'FEEDLOOP_ERR_REVIEWER_FORBIDDEN') throw err;
     await api('GET', '/v1/review-queues', undefined, key);
     return 'reviewer';
   }

@@ -49,10 +49,16 @@ export interface RubricScore { id: string; name: string; dataType: string; min?:
 
 /** What `POST /v1/review-queues/:id/next` answers: the reserved item and all it shows. */
 export interface Reserved {
-  item: { id: string; reviews: number; expiresAt?: string; reservedAt?: string };
   queue: { id: string; name: string; kind: 'single' | 'pairwise'; instructions: string; rubric: Rubric; reviewersPerItem: number };
-  /** One response (single), or the pair in the order this reviewer is shown. */
+  /** Who reviews: the reviewer key's name (or the member a secret key acts for). */
+  reviewer: string;
+  item: { id: string; state: 'open' | 'done'; reviews: number };
+  reservation: { reservedAt: string; expiresAt: string } | null;
+  /** The response ids in the order shown to this reviewer (pairwise: randomized per item and reviewer). */
+  order: string[];
+  /** One response (single), or the pair, in that order. */
   responses: ItemResponse[];
+  /** Named scores' configs, when the server sends them (a reviewer key cannot read /v1/score-configs). */
   scoreConfigs?: RubricScore[];
 }
 

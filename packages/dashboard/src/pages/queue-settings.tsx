@@ -103,7 +103,8 @@ function SettingsForm({ queue }: { queue: Queue | null }) {
     }
   };
   return (
-    <form class="queue-form" aria-label="Queue settings" onSubmit={save}>
+    <>
+    <form id="queue-form" class="queue-form" aria-label="Queue settings" onSubmit={save}>
       <label class="field">Name<input name="name" required maxLength={200} value={q.name} onInput={(e) => set({ name: e.currentTarget.value })} /></label>
       <fieldset class="choices">
         <legend>Kind {queue ? <span class="note">(fixed once made)</span> : null}</legend>
@@ -152,12 +153,14 @@ function SettingsForm({ queue }: { queue: Queue | null }) {
           </>
         )}
       </Show>
-      {q.kind === 'single' ? <RulesEditor rules={q.rules} set={(rules) => set({ rules })} /> : null}
-      <div class="toolbar">
-        <button type="submit" class="primary">{queue ? 'Save' : 'Create queue'}</button>
-        <span role="status">{status}</span>
-      </div>
     </form>
+    {/* Outside the form: the rule's filter form is a form of its own (forms do not nest). */}
+    {q.kind === 'single' ? <RulesEditor rules={q.rules} set={(rules) => set({ rules })} /> : null}
+    <div class="toolbar">
+      <button type="submit" form="queue-form" class="primary">{queue ? 'Save' : 'Create queue'}</button>
+      <span role="status">{status}</span>
+    </div>
+    </>
   );
 }
 

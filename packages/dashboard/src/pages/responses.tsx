@@ -297,7 +297,7 @@ function ResponseList({ filters }: { filters: Filters }) {
                       <input type="checkbox" name="pick" value={r.id} aria-label={`Select ${r.id}`} checked={selected.includes(r.id)}
                         onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, r.id] : selected.filter((id) => id !== r.id))} />
                     </td>
-                    <td data-label="When">{when(r.createdAt)}</td>
+                    <td data-label="When" class="when">{when(r.createdAt)}</td>
                     <td data-label="Query"><a class="open" href={routeHash('responses', r.id, filters)}>{r.query.slice(0, 80) || r.id}</a></td>
                     <td data-label="User">{r.userId ? <a href={routeHash('users', r.userId)}>{r.userId}</a> : <span class="note">anonymous</span>}</td>
                     <td data-label="Agent · model">{r.agent ?? '–'} · {r.model ?? '–'}{r.variant ? ` · ${r.variant}` : ''}</td>

@@ -41,8 +41,11 @@ export function reviewBody(draft: Draft, kind: 'single' | 'pairwise', rubric: Ru
   return Object.keys(body).length > 0 ? (body as Record<string, unknown>) : null;
 }
 
-/** The form's fields for the reserved item; `set` changes the draft. */
-export function RubricFields({ r, draft, set }: { r: Reserved; draft: Draft; set: (d: Draft) => void }) {
+/**
+ * The form's fields for the reserved item. `set` takes a change of the latest draft (not of the
+ * rendered one): keys come faster than renders, and a change must not undo the one before it.
+ */
+export function RubricFields({ r, draft, set }: { r: Reserved; draft: Draft; set: (change: (d: Draft) => Draft) => void }) {
   const { rubric, kind } = r.queue;
   if (kind === 'pairwise') {
     const [first, second] = r.responses;
@@ -53,12 +56,12 @@ export function RubricFields({ r, draft, set }: { r: Reserved; draft: Draft; set
           <legend>Which answer is better?</legend>
           {choices.map(([value, label, key]) => (
             <label key={label} class="choice">
-              <input type="radio" name="preferred" value={value} data-position={label} checked={draft.preferred === value} onChange={() => set({ ...draft, preferred: value })} />
+              <input type="radio" name="preferred" value={value} data-position={label} checked={draft.preferred === value} onChange={() => set((d) => ({ ...d, preferred: value }))} />
               <kbd>{key}</kbd> {label === 'Tie' ? 'Tie: neither is better' : `Answer ${label}`}
             </label>
           ))}
         </fieldset>
-        <label class="field">Reason (optional)<textarea name="reason" rows={3} value={draft.reason} onInput={(e) => set({ ...draft, reason: e.currentTarget.value })} /></label>
+        <label class="field">Reason (optional)<textarea name="reason" rows={3} value={draft.reason} onInput={(e) => set((d) => ({ ...d, reason: e.currentTarget.value }))} /></label>
       </>
     );
   }
@@ -70,7 +73,7 @@ export function RubricFields({ r, draft, set }: { r: Reserved; draft: Draft; set
           <legend>Verdict</legend>
           {VERDICTS.map((v, i) => (
             <label key={v} class="choice">
-              <input type="radio" name="verdict" value={v} checked={draft.verdict === v} onChange={() => set({ ...draft, verdict: v })} />
+              <input type="radio" name="verdict" value={v} checked={draft.verdict === v} onChange={() => set((d) => ({ ...d, verdict: v }))} />
               <kbd>{i + 1}</kbd> {VERDICT_LABELS[v]}
             </label>
           ))}
@@ -82,7 +85,7 @@ export function RubricFields({ r, draft, set }: { r: Reserved; draft: Draft; set
           {ISSUES.map((x) => (
             <label key={x} class="choice">
               <input type="checkbox" name="issues" value={x} checked={draft.issues.includes(x)}
-                onChange={(e) => set({ ...draft, issues: e.currentTarget.checked ? [...draft.issues, x] : draft.issues.filter((y) => y !== x) })} /> {x.replace(/_/g, ' ')}
+                onChange={(e) => set((d) => ({ ...d, issues: e.currentTarget.checked ? [...d.issues, x] : d.issues.filter((y) => y !== x) }))} /> {x.replace(/_/g, ' ')}
             </label>
           ))}
         </fieldset>
@@ -92,7 +95,7 @@ export function RubricFields({ r, draft, set }: { r: Reserved; draft: Draft; set
           <legend>Quality scores (0–100)</legend>
           {QUALITY.map((k) => (
             <label key={k} class="field">{QUALITY_LABELS[k]}
-              <input type="number" name={k} min={0} max={100} step={1} value={draft.quality[k] ?? ''} onInput={(e) => set({ ...draft, quality: { ...draft.quality, [k]: e.currentTarget.value } })} />
+              <input type="number" name={k} min={0} max={100} step={1} value={draft.quality[k] ?? ''} onInput={(e) => set((d) => ({ ...d, quality: { ...d.quality, [k]: e.currentTarget.value } }))} />
             </label>
           ))}
         </fieldset>
@@ -100,23 +103,23 @@ export function RubricFields({ r, draft, set }: { r: Reserved; draft: Draft; set
       {configs.map((c) => (
         <label key={c.id} class="field">{c.name}
           {c.dataType === 'categorical' && c.categories ? (
-            <select name={`score-${c.name}`} value={draft.scores[c.name] ?? ''} onChange={(e) => set({ ...draft, scores: { ...draft.scores, [c.name]: e.currentTarget.value } })}>
+            <select name={`score-${c.name}`} value={draft.scores[c.name] ?? ''} onChange={(e) => set((d) => ({ ...d, scores: { ...d.scores, [c.name]: e.currentTarget.value } }))}>
               <option value="">not given</option>
               {c.categories.map((x) => <option key={x.label} value={x.label}>{x.label}</option>)}
             </select>
           ) : (
             <input type="number" name={`score-${c.name}`} step="any" min={c.min ?? undefined} max={c.max ?? undefined} value={draft.scores[c.name] ?? ''}
-              onInput={(e) => set({ ...draft, scores: { ...draft.scores, [c.name]: e.currentTarget.value } })} />
+              onInput={(e) => set((d) => ({ ...d, scores: { ...d.scores, [c.name]: e.currentTarget.value } }))} />
           )}
         </label>
       ))}
       {rubric.correction ? (
         <label class="field">Correction (the answer as it should be; optional)
-          <textarea name="correction" rows={4} value={draft.correction} onInput={(e) => set({ ...draft, correction: e.currentTarget.value })} />
+          <textarea name="correction" rows={4} value={draft.correction} onInput={(e) => set((d) => ({ ...d, correction: e.currentTarget.value }))} />
         </label>
       ) : null}
       {rubric.comment ? (
-        <label class="field">Comment (optional)<textarea name="comment" rows={2} value={draft.comment} onInput={(e) => set({ ...draft, comment: e.currentTarget.value })} /></label>
+        <label class="field">Comment (optional)<textarea name="comment" rows={2} value={draft.comment} onInput={(e) => set((d) => ({ ...d, comment: e.currentTarget.value }))} /></label>
       ) : null}
     </>
   );

@@ -103,11 +103,26 @@ function Help({ close }: { close: () => void }) {
 }
 
 /** The reviewing screen of one queue. */
-export function ReviewScreen({ queueId }: { queueId: string }) {
+export function ReviewScreen({ queueId, as }: { queueId: string; as: string | null }) {
+  // A secret key reviews for a member it names; a reviewer key is its own reviewer.
+  const who = as === null ? {} : { reviewer: as };
   const [state, setState] = useState<State>({ t: 'loading' });
   const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
+  // The latest draft, ahead of the render: a key press right after a change (Space on an issue,
+  // then Ctrl+Enter) must see that change, and renders are batched.
+  const latest = useRef<Draft>(EMPTY_DRAFT);
+  const change = (f: (d: Draft) => Draft) => {
+    latest.current = f(latest.current);
+    setDraft(latest.current);
+  };
   const [help, setHelp] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusyState] = useState(false);
+  // A second Ctrl+Enter before the first one's answer must not send the review twice.
+  const busyNow = useRef(false);
+  const setBusy = (b: boolean) => {
+    busyNow.current = b;
+    setBusyState(b);
+  };
   const [status, setStatus] = useState('');
   const [reviewed, setReviewed] = useState(0);
   const held = useRef<string | null>(null);
@@ -115,9 +130,9 @@ export function ReviewScreen({ queueId }: { queueId: string }) {
 
   const next = async () => {
     setState({ t: 'loading' });
-    setDraft(EMPTY_DRAFT);
+    change(() => EMPTY_DRAFT);
     try {
-      const r = await apiOrNone<Reserved>('POST', `/v1/review-queues/${encodeURIComponent(queueId)}/next`, {});
+      const r = await apiOrNone<Reserved>('POST', `/v1/review-queues/${encodeURIComponent(queueId)}/next`, who);
       held.current = r?.item.id ?? null;
       setState(r ? { t: 'item', r } : { t: 'empty' });
     } catch (err) {
@@ -129,7 +144,7 @@ export function ReviewScreen({ queueId }: { queueId: string }) {
     void next();
     // Leaving the screen or closing the tab gives the held item back at once.
     const release = () => {
-      if (held.current) sendLast('POST', itemPath(queueId, held.current, 'release'));
+      if (held.current) sendLast('POST', itemPath(queueId, held.current, 'release'), who);
       held.current = null;
     };
     addEventListener('pagehide', release);
@@ -137,16 +152,18 @@ export function ReviewScreen({ queueId }: { queueId: string }) {
       removeEventListener('pagehide', release);
       release();
     };
-  }, [queueId]);
+  }, [queueId, as]);
 
   const r = state.t === 'item' ? state.r : null;
-  const body = r ? reviewBody(draft, r.queue.kind, r.queue.rubric, r.scoreConfigs ?? []) : null;
+  const bodyOf = (d: Draft) => (r ? reviewBody(d, r.queue.kind, r.queue.rubric, r.scoreConfigs ?? []) : null);
+  const body = bodyOf(draft);
 
   const submit = async () => {
-    if (!r || !body || busy) return;
+    const body = bodyOf(latest.current);
+    if (!r || !body || busyNow.current) return;
     setBusy(true);
     try {
-      await api('POST', itemPath(queueId, r.item.id, 'reviews'), body);
+      await api('POST', itemPath(queueId, r.item.id, 'reviews'), { ...body, ...who });
       held.current = null;
       setReviewed((n) => n + 1);
       setStatus(`Saved your review of item ${r.item.id}.`);
@@ -164,10 +181,10 @@ export function ReviewScreen({ queueId }: { queueId: string }) {
   };
 
   const skip = async () => {
-    if (!r || busy) return;
+    if (!r || busyNow.current) return;
     setBusy(true);
     try {
-      await api('POST', itemPath(queueId, r.item.id, 'skip'), {});
+      await api('POST', itemPath(queueId, r.item.id, 'skip'), who);
       held.current = null;
       setStatus(`Skipped item ${r.item.id}.`);
     } catch (err) {
@@ -190,10 +207,10 @@ export function ReviewScreen({ queueId }: { queueId: string }) {
       } else if (!r) return;
       else if (action.t === 'submit') void submit();
       else if (action.t === 'skip') void skip();
-      else if (action.t === 'verdict' && r.queue.kind === 'single' && r.queue.rubric.verdict) setDraft({ ...draft, verdict: VERDICTS[action.index] });
+      else if (action.t === 'verdict' && r.queue.kind === 'single' && r.queue.rubric.verdict) change((d) => ({ ...d, verdict: VERDICTS[action.index] }));
       else if (action.t === 'prefer' && r.queue.kind === 'pairwise') {
         const id = action.which === 'tie' ? 'tie' : r.responses[action.which === 'first' ? 0 : 1]?.id;
-        if (id) setDraft({ ...draft, preferred: id });
+        if (id) change((d) => ({ ...d, preferred: id }));
       } else if (action.t === 'move') {
         const stops = [...document.querySelectorAll<HTMLElement>('.answer[tabindex], form.rubric :is(input, textarea, select, button):not(:disabled)')];
         const at = stops.indexOf(document.activeElement as HTMLElement);
@@ -212,7 +229,7 @@ export function ReviewScreen({ queueId }: { queueId: string }) {
       <div class="toolbar review-head">
         <a href={routeHash('review')}>← Queues</a>
         {r ? <strong>{r.queue.name}</strong> : null}
-        {r ? <span class="note">{r.queue.kind} · item <code class="ids">{r.item.id}</code> · {num(r.item.reviews)} of {num(r.queue.reviewersPerItem)} reviews so far{r.item.expiresAt ? ` · yours until ${new Date(r.item.expiresAt).toLocaleTimeString()}` : ''}</span> : null}
+        {r ? <span class="note">{r.queue.kind} · item <code class="ids">{r.item.id}</code> · {num(r.item.reviews)} of {num(r.queue.reviewersPerItem)} reviews so far{r.reservation ? ` · ${r.reviewer}'s until ${new Date(r.reservation.expiresAt).toLocaleTimeString()}` : ''}</span> : null}
         <span class="note" data-figure="reviewed">{num(reviewed)} reviewed in this session</span>
         <button class="link" onClick={() => setHelp((h) => !h)} aria-expanded={help}>Shortcuts (?)</button>
       </div>
@@ -227,7 +244,7 @@ export function ReviewScreen({ queueId }: { queueId: string }) {
           <aside class="review-side">
             <form ref={form} class="card rubric" aria-label="Review" onSubmit={(e) => { e.preventDefault(); void submit(); }}>
               <h2>Your review</h2>
-              <RubricFields r={r} draft={draft} set={setDraft} />
+              <RubricFields r={r} draft={draft} set={change} />
               <div class="actions">
                 <button type="submit" class="primary" disabled={!body || busy}>Submit <kbd>Ctrl+Enter</kbd></button>
                 <button type="button" onClick={() => void skip()} disabled={busy}>Skip <kbd>s</kbd></button>

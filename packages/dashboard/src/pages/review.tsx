@@ -64,9 +64,33 @@ function QueueList() {
   );
 }
 
+interface KeyRow { id: string; kind: string; name: string | null; revokedAt: string | null }
+
+/** A secret key reviews for one of the queue's members: it picks whom (`#/review/<id>?as=<name>`). */
+function ReviewAs({ queueId }: { queueId: string }) {
+  const [both] = useLoad(() => Promise.all([api<Queue>('GET', `/v1/review-queues/${encodeURIComponent(queueId)}`), api<{ keys: KeyRow[] }>('GET', '/v1/keys')]), [queueId]);
+  return (
+    <Card title="Review as" wide>
+      <Show value={both}>
+        {([q, k]) => {
+          const members = k.keys.filter((x) => q.members.includes(x.id) && !x.revokedAt && x.name);
+          return members.length === 0 ? <p class="note">{q.name} has no members yet: add reviewer keys to it in its <a href={routeHash('queues', q.id)}>settings</a>.</p> : (
+            <>
+              <p>A secret key reviews {q.name} for one of its members (reviewers normally log in with their own reviewer key):</p>
+              <ul>{members.map((m) => <li key={m.id}><a href={routeHash('review', q.id, { as: m.name ?? '' })}>{m.name}</a></li>)}</ul>
+            </>
+          );
+        }}
+      </Show>
+    </Card>
+  );
+}
+
 /** The Review page: the queue list, or one queue's reviewing screen at `#/review/<id>`. */
 export function Review() {
   const route = useRoute();
-  if (route.id !== null) return <ReviewScreen key={route.id} queueId={route.id} />;
+  const as = route.params.get('as');
+  if (route.id !== null && sessionRole() === 'secret' && !as) return <ReviewAs queueId={route.id} />;
+  if (route.id !== null) return <ReviewScreen key={`${route.id}/${as ?? ''}`} queueId={route.id} as={sessionRole() === 'secret' ? as : null} />;
   return <Card title="Queues" wide><QueueList /></Card>;
 }
