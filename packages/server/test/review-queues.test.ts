@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processEvents } from '../src/pipeline/process-events.js';
+import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 for (const backend of BACKENDS) {
@@ -281,6 +282,35 @@ for (const backend of BACKENDS) {
       expect(review.statusCode).toBe(201);
       // A reviewer key may not speak for another.
       expect((await call('POST', `/v1/review-queues/${q.id}/next`, { reviewer: 'dana' }, bearer(gus.key))).json().error.field).toBe('reviewer');
+    });
+
+    it('adds a response once when the feedback that makes it match a rule is processed, sampled per response', async () => {
+      await register(['neg', 'pos', 'low'].map((id) => ({ id: `rule-${id}`, query: `rule ${id}`, answer: 'a', agent: 'rules' })));
+      const q = await queue({ name: 'rules', rules: [{ filter: { rating: 'negative', agent: 'rules' }, sample: 1 }] });
+      const scored = await queue({ name: 'score-rule', rules: [{ filter: { maxScore: -0.1, agent: 'rules' }, sample: 1 }] });
+      const none = await queue({ name: 'sampled-out', rules: [{ filter: { agent: 'rules' }, sample: 0 }] });
+      const process = async () => {
+        const keys = await t.db.query<{ workspace_id: string; event_id: string }>('SELECT workspace_id, event_id FROM pipeline_pending WHERE workspace_id = $1', [t.workspaceId]);
+        await processEvents(t.db, keys.map((k) => [k.workspace_id, k.event_id]), { counters: { kind: 'outbox' }, stream: false });
+      };
+      const items = async (queueId: string) =>
+        t.db.query<{ response_id: string; added_by: string }>('SELECT response_id, added_by FROM review_items WHERE workspace_id = $1 AND queue_id = $2 ORDER BY response_id', [t.workspaceId, queueId]);
+      const vote = (responseId: string, type: string, userId: string) => call('POST', '/v1/feedback', { responseId, type, userId });
+      expect((await vote('rule-neg', 'thumbs_down', 'u1')).statusCode).toBe(202);
+      expect((await vote('rule-pos', 'thumbs_up', 'u1')).statusCode).toBe(202);
+      // Nothing before processing.
+      expect(await items(q.id)).toEqual([]);
+      await process();
+      expect(await items(q.id)).toEqual([{ response_id: 'rule-neg', added_by: 'rule' }]);
+      // More matching feedback adds nothing more: a response once per queue.
+      await vote('rule-neg', 'thumbs_down', 'u2');
+      await process();
+      expect(await items(q.id)).toHaveLength(1);
+      // A score range is met once the rescore writes the score.
+      expect(await items(scored.id)).toEqual([]);
+      await rescoreDirtyResponses(t.db);
+      expect((await items(scored.id)).map((i) => i.response_id)).toEqual(['rule-neg']);
+      expect(await items(none.id)).toEqual([]);
     });
   });
 }

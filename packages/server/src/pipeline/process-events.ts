@@ -2,8 +2,8 @@
  * The processing transaction: claim events from the outbox, run the stages (and classify the
  * corrections for the insights report), and write every database effect in the same transaction
  * (signals, the response list's tags, document tallies, hourly alert counts, rollup and rescore marks,
- * webhook deliveries, embedded live counters, and the outbox row of effects outside the
- * database). The claim and the signal rows make it exactly once: a replayed job finds nothing
+ * webhook deliveries, embedded live counters, review queue items their rules now match, and the
+ * outbox row of effects outside the database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
  */
 import { mergeCounterDeltas } from '@feedloop/core';
@@ -22,6 +22,7 @@ import { claimEvents } from '../store/claimed-events.js';
 import { SqlLiveCounters } from '../store/live-counters.js';
 import type { EventKey } from './pipeline-jobs.js';
 import { reverseRetracted } from './retraction.js';
+import { addRuleMatches } from './review-rules.js';
 import { runStages } from './run-stages.js';
 import { addSchemaTables } from './signal-schema-tables.js';
 
@@ -97,6 +98,11 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await addCountedTags(
       tx,
       out.signals.filter((s) => s.status === 'counted').map((s) => ({ workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories })),
+    );
+    // Review queue rules see the response as the list now shows it (its new tags included).
+    await addRuleMatches(
+      tx,
+      out.signals.filter((s) => s.status === 'counted').map((s) => ({ workspaceId: s.workspace_id, responseId: s.response_id })),
     );
     await markDaysDirty(tx, [...out.dirtyDays, ...undo.dirtyDays]);
     await markResponsesDirty(tx, [...out.responses, ...undo.responses]);

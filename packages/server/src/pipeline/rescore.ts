@@ -21,6 +21,7 @@ import type { SqlClient } from '../db/sql-client.js';
 import { clearScoreMarks, readScoreInputs, readScoreMarks, writeScores, type ScoreInputRow } from '../store/response-scores.js';
 import { batchSizerFor } from './batch-sizer.js';
 import { updateExperimentTotals } from '../store/experiment-upkeep.js';
+import { addRuleMatches } from './review-rules.js';
 
 /** This module's URL: the embedded database's thread imports it to run {@link rescoreDirtyResponses} next to the database. */
 export const RESCORE_MODULE = import.meta.url;
@@ -81,6 +82,8 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
         tx,
         scores.map((s) => ({ ws: s.ws, rid: s.rid, facts: experimentFacts(signalsOf.get(`${s.ws}\u0000${s.rid}`) ?? [], s.score) })),
       );
+      // A score range rule of a review queue matches once the new score is written.
+      await addRuleMatches(tx, scores.map((s) => ({ workspaceId: s.ws, responseId: s.rid })));
       await clearScoreMarks(tx, marks);
       heldMs = performance.now() - started;
       return marks.length;

@@ -203,17 +203,19 @@ export async function updateReviewQueue(db: SqlExecutor, workspaceId: string, id
 }
 
 /**
- * The queues of a workspace that have rules, for the pipeline: none is the common case, and
- * costs one indexed probe.
+ * The single queues with rules in these workspaces, for the pipeline: none is the common case,
+ * and costs one probe of the primary key per workspace.
  *
  * @example
- * await queuesWithRules(db, 'ws_1') // [{ id: 'rq_…', kind: 'single', rules: [...] }]
+ * await queuesWithRulesIn(db, ['ws_1']) // [{ workspaceId: 'ws_1', id: 'rq_…', rules: [...] }]
  */
-export async function queuesWithRules(db: SqlExecutor, workspaceId: string): Promise<Array<Pick<ReviewQueue, 'id' | 'kind' | 'rules'>>> {
-  return db.query<Pick<ReviewQueue, 'id' | 'kind' | 'rules'>>(
-    "SELECT id, kind, rules FROM review_queues WHERE workspace_id = $1 AND kind = 'single' AND rules <> '[]'::jsonb",
-    [workspaceId],
+export async function queuesWithRulesIn(db: SqlExecutor, workspaceIds: readonly string[]): Promise<Array<{ workspaceId: string; id: string; rules: QueueRule[] }>> {
+  if (workspaceIds.length === 0) return [];
+  const rows = await db.query<{ workspace_id: string; id: string; rules: QueueRule[] }>(
+    "SELECT workspace_id, id, rules FROM review_queues WHERE workspace_id = ANY($1::text[]) AND kind = 'single' AND rules <> '[]'::jsonb ORDER BY workspace_id, id",
+    [[...workspaceIds]],
   );
+  return rows.map((r) => ({ workspaceId: r.workspace_id, id: r.id, rules: r.rules }));
 }
 
 /**
