@@ -374,6 +374,39 @@ export {
 } from './scores/score-config.js';
 export { mapScore, scoreOf, storedScoreOf, validateScore, type ScoreCheck, type ScoreEvent, type ScorePayload } from './scores/score-check.js';
 export { meanInterval, scoreRange, scoreReward, summarizeScores, type RewardConfig, type ScoreRange, type ScoreSums, type ScoreSummary } from './scores/score-summary.js';
+// Agreement and calibration statistics (issues 27 and 28): pure, each bootstrappable.
+export { DEFAULT_RESAMPLES, MIN_RESAMPLES, bootstrapEstimate, bootstrapEstimates, percentile, resamplesWithin, type BootstrapOptions, type Estimate } from './agreement/bootstrap.js';
+export { categoriesOf, compareCategories, type Category, type MaybeCategory } from './agreement/categories.js';
+export { cohenKappa, cohenKappaStatistic, kappaOfTable, type RatingPair } from './agreement/cohen-kappa.js';
+export { confusionMatrix, type ConfusionMatrix } from './agreement/confusion-matrix.js';
+export { fleissKappa, fleissKappaStatistic } from './agreement/fleiss-kappa.js';
+export {
+  judgeCalibration,
+  type CalibrationDisagreement,
+  type CalibrationFigures,
+  type CalibrationKind,
+  type CalibrationOptions,
+  type CalibrationPair,
+  type JudgeCalibration,
+} from './agreement/judge-calibration.js';
+export { krippendorffAlpha, krippendorffAlphaStatistic, type AlphaLevel } from './agreement/krippendorff-alpha.js';
+export { majorityLabel, median } from './agreement/majority.js';
+export { percentAgreement, percentAgreementStatistic } from './agreement/percent-agreement.js';
+export { positionBias, type PositionBias } from './agreement/position-bias.js';
+export {
+  queueAgreement,
+  type AgreementReview,
+  type PairKappa,
+  type Proportion,
+  type QueueAgreement,
+  type ReviewerAgreement,
+  type ScoreAlpha,
+} from './agreement/queue-agreement.js';
+export { DEFAULT_SEED, seededIndexDraw } from './agreement/seeded-random.js';
+export { PAIRWISE_SIDES, agreementReviewOf, type StoredReviewFacts } from './agreement/stored-review.js';
+export { spearmanRho, spearmanStatistic } from './agreement/spearman.js';
+export { evaluate, summedStatistic, type SummedStatistic, type UnitRow } from './agreement/summed-statistic.js';
+export { weightedKappa, weightedKappaStatistic, type KappaWeights } from './agreement/weighted-kappa.js';
 export {
   DEFAULT_RESERVATION_SECONDS,
   MAX_INSTRUCTIONS_LENGTH,

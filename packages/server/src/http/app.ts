@@ -43,6 +43,7 @@ import { adminRoutes } from './routes/admin.js';
 import { scoreConfigRoutes } from './routes/score-configs.js';
 import { reviewQueueRoutes } from './routes/review-queues.js';
 import { reviewingRoutes } from './routes/reviewing.js';
+import { reviewAgreementRoutes } from './routes/review-agreement.js';
 import type { AppServices } from './services.js';
 import { installShutdown } from './shutdown.js';
 import { zodValidatorCompiler } from './validation.js';
@@ -144,6 +145,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(scoreConfigRoutes, services);
   await app.register(reviewQueueRoutes, services);
   await app.register(reviewingRoutes, services);
+  await app.register(reviewAgreementRoutes, services);
   await app.register(mcpRoutes, services);
   // The LangSmith SDKs' API (issue 26 §3), with its own auth (x-api-key) and error shape ({ detail }).
   await app.register(async (scope) => scope.register(langsmithRoutes, services), { prefix: '/langsmith' });
