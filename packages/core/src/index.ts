@@ -263,7 +263,23 @@ export {
   type StatsReport,
 } from './stats/feedback-stats.js';
 export { anonymizedFeedback, type AnonymizedFeedback } from './training/anonymized.js';
-export { buildRows, groupProvenance, type RowProvenance } from './training/build-rows.js';
+export { KTO_DEDUP_KEY, buildRows, groupProvenance, keepRows, type RowProvenance } from './training/build-rows.js';
+// Datasets (issue 27): versioned sets of responses with their expected outputs.
+export {
+  DATASET_CHANGE_VIAS,
+  MAX_DATASET_DESCRIPTION_LENGTH,
+  MAX_DATASET_FILTER_ITEMS,
+  MAX_DATASET_ITEM_IDS,
+  MAX_DATASET_NAME_LENGTH,
+  datasetInputSchema,
+  datasetItemsInputSchema,
+  datasetResponseIdSchema,
+  type DatasetChangeVia,
+  type DatasetInput,
+  type DatasetItemsInput,
+} from './datasets/dataset-schema.js';
+export { EXPECTED_SOURCES, expectedOutputOf, type ExpectedCandidate, type ExpectedOutput, type ExpectedSource } from './datasets/expected-output.js';
+export { datasetKtoRows, datasetRows } from './datasets/dataset-rows.js';
 export {
   DEFAULT_EXPORT_OPTIONS,
   DEFAULT_MAX_EXAMPLE_TOKENS,

@@ -137,7 +137,11 @@ for (const backend of BACKENDS) {
       expect(sent.json().results.every((r: { status: string }) => r.status === 'accepted')).toBe(true);
       await t.services.pipeline.idle(10_000);
       await rollupDirtyDays(t.db);
+      // A dataset (issue 27) freezes the victim's response and correction: erasure removes them from every version.
+      const dataset = (await req('POST', '/v1/datasets', { name: `erasure-${randomBytes(4).toString('hex')}` })).json() as { id: string };
+      expect((await req('POST', `/v1/datasets/${dataset.id}/items`, { responseIds: ['v-r1', 'o-r1'] })).statusCode).toBe(207);
       const before = await tablesContaining(t, victim);
+      expect(before).toHaveProperty('dataset_item_changes');
       expect(Object.keys(before).length).toBeGreaterThan(5);
 
       const data = (await req('GET', `/v1/users/${victim}/data`)).json();
@@ -155,6 +159,8 @@ for (const backend of BACKENDS) {
 
       expect(await tablesContaining(t, victim)).toEqual({});
       expect(await tablesContaining(t, secretQuery)).toEqual({});
+      const items = (await req('GET', `/v1/datasets/${dataset.id}/items?version=1`)).json() as { data: Array<{ responseId: string }> };
+      expect(items.data.map((i) => i.responseId)).toEqual(['o-r1']);
       // The other user's response is rescored without the victim's votes, and today's rollup no longer counts them.
       const [score] = await t.db.query<{ signal_count: number }>('SELECT signal_count FROM response_scores WHERE workspace_id = $1 AND response_id = $2', [t.workspaceId, 'o-r1']);
       expect(score?.signal_count).toBe(1);

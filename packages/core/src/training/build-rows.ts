@@ -53,7 +53,7 @@ function candidateRows(format: ExportFormat, group: PromptGroup, options: Export
     case 'trl-dpo':
       return { rows: preferencePairs(group, excluded).map(trlDpoRow), key: ONE_PER_PROMPT };
     case 'trl-kto':
-      return { rows: ktoRows(group, excluded), key: (r: { completion: string; label: boolean }) => `${r.label}\u0000${r.completion}` };
+      return { rows: ktoRows(group, excluded), key: KTO_DEDUP_KEY };
     case 'learning-signals':
       if (options.kind === 'event') return { rows: eventSignals(group), key: null };
       if (options.kind === 'response') return { rows: group.responses.flatMap((f) => responseSignal(f) ?? []), key: null };
@@ -101,10 +101,25 @@ export function groupProvenance(group: PromptGroup): RowProvenance {
 export function buildRows(format: ExportFormat, group: PromptGroup, options: ExportOptions, tally: ExportTally): unknown[] {
   const weighed = options.minWeight === undefined || format === 'nli' ? group : withMinWeight(group, options.minWeight);
   const { rows, key } = candidateRows(format, weighed, options, tally);
-  const kept = dedupe(rows, key as DedupKey<unknown>, options, tally);
+  return keepRows(rows, key as DedupKey<unknown>, weighed, options, tally);
+}
+
+/**
+ * The last steps every builder's candidate rows take: deduplicated by `key` (null: every row
+ * kept), counted in `tally`, and each given the provenance of `group`'s feedback. For builders
+ * outside {@link buildRows} (a dataset's KTO rows) that must end as its rows do.
+ *
+ * @example
+ * keepRows(rows, (r) => `${r.label}\u0000${r.completion}`, group, options, tally)
+ */
+export function keepRows<T>(rows: T[], key: ((row: T) => string) | null, group: PromptGroup, options: ExportOptions, tally: ExportTally): unknown[] {
+  const kept = dedupe(rows, key, options, tally);
   tally.rows += kept.length;
   if (kept.length === 0) return kept;
   // Every row says where its feedback came from, so a trainer can weigh or drop it (issue 22).
-  const provenance = groupProvenance(weighed);
+  const provenance = groupProvenance(group);
   return kept.map((row) => (typeof row === 'object' && row !== null ? { ...row, provenance } : row));
 }
+
+/** The dedup key of `trl-kto` rows: label and completion within a prompt group. */
+export const KTO_DEDUP_KEY = (r: { completion: string; label: boolean }): string => `${r.label}\u0000${r.completion}`;

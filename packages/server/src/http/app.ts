@@ -41,6 +41,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { langsmithRoutes } from './routes/langsmith.js';
 import { adminRoutes } from './routes/admin.js';
 import { scoreConfigRoutes } from './routes/score-configs.js';
+import { datasetRoutes } from './routes/datasets.js';
 import { reviewQueueRoutes } from './routes/review-queues.js';
 import { reviewingRoutes } from './routes/reviewing.js';
 import { reviewAgreementRoutes } from './routes/review-agreement.js';
@@ -143,6 +144,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(responseListRoutes, services);
   await app.register(alertPreviewRoutes, services);
   await app.register(scoreConfigRoutes, services);
+  await app.register(datasetRoutes, services);
   await app.register(reviewQueueRoutes, services);
   await app.register(reviewingRoutes, services);
   await app.register(reviewAgreementRoutes, services);

@@ -1,5 +1,6 @@
 /**
- * The audit log (`GET /v1/audit`): erasures, consent changes, key changes and settings changes.
+ * The audit log (`GET /v1/audit`): erasures, consent changes, key changes, settings changes and
+ * dataset changes.
  * End users appear only as a keyed hash (HMAC-SHA-256 under the deployment's audit key), so the
  * log keeps no erased user's id in clear, while whoever knows an id (and holds the key) can
  * still find that user's entries.
@@ -16,6 +17,8 @@ export type AuditAction =
   | 'settings.changed'
   | 'retention.archived'
   | 'feedback.retracted'
+  | 'dataset.created'
+  | 'dataset.changed'
   | 'review_queue.created'
   | 'review_queue.changed'
   | 'review.submitted';

@@ -100,6 +100,13 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     // LangSmith's feedback and child runs of the erased responses (their comments and corrections may name the user).
     report.langsmith_feedback = await count(tx, 'DELETE FROM langsmith_feedback WHERE workspace_id = $1 AND (response_id = ANY ($2::text[]) OR event_ids && $3::text[])', [workspaceId, responseIds, eventIds]);
     report.langsmith_runs = await count(tx, 'DELETE FROM langsmith_runs WHERE workspace_id = $1 AND trace_id = ANY ($2::text[])', [workspaceId, responseIds]);
+    // Dataset items (issue 27) of the erased responses, and those frozen from the user's feedback (a
+    // correction's text): erasure is the one change that removes rows from past dataset versions.
+    report.dataset_item_changes = await count(
+      tx,
+      "DELETE FROM dataset_item_changes WHERE workspace_id = $1 AND (response_id = ANY ($2::text[]) OR expected_event->>'id' = ANY ($3::text[]))",
+      [workspaceId, responseIds, eventIds],
+    );
     const erased = new Set(responseIds);
     await recomputeTags(tx, [...new Set(signalsGone.map((s) => s.response_id))].filter((id) => !erased.has(id)).map((responseId) => ({ workspaceId, responseId })));
     const keepFrom = keepDaysFrom.toISOString().slice(0, 10);

@@ -138,20 +138,27 @@ function toKeyedResponse(r: ResponseRow): KeyedResponse {
 
 /**
  * Some responses of a workspace by id, in (normalized prompt key, id) order like an export's
- * pages, with their composite scores: the responses of a training batch's events.
+ * pages, with their composite scores: the responses of a training batch's events, or of a
+ * dataset's new items (`complete`: bare responses left out).
  *
  * @example
  * const responses = await readResponsesById(db, 'ws-1', ['r-1', 'r-2']);
  */
-export async function readResponsesById(db: SqlExecutor, workspaceId: string, ids: readonly string[]): Promise<KeyedResponse[]> {
+export async function readResponsesById(
+  db: SqlExecutor,
+  workspaceId: string,
+  ids: readonly string[],
+  options: { complete?: boolean } = {},
+): Promise<KeyedResponse[]> {
+  // complete: leave out bare responses (a trace known by id only, migration 0031): no query or answer yet.
   const rows = await db.query<ResponseRow>(
     `SELECT ${PROMPT_KEY} AS key, r.id, r.query, r.answer, r.context_document_ids, r.sources, r.context_token_count, r.model, r.agent,
             r.query_type, r.experiment_id, r.variant, r.metadata, r.created_at, s.score
        FROM responses r
        LEFT JOIN response_scores s ON s.workspace_id = r.workspace_id AND s.response_id = r.id
-      WHERE r.workspace_id = $1 AND r.id = ANY ($2::text[])
+      WHERE r.workspace_id = $1 AND r.id = ANY ($2::text[]) AND NOT ($3::boolean AND r.bare)
       ORDER BY 1, r.id`,
-    [workspaceId, ids],
+    [workspaceId, ids, options.complete === true],
   );
   return rows.map(toKeyedResponse);
 }

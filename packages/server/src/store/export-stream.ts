@@ -153,9 +153,12 @@ const SLICE_MS = 5;
 
 /**
  * The rows each group builds, gathered into arrays of at least `size` (the last may be shorter),
- * giving the event loop a turn every {@link SLICE_MS}.
+ * giving the event loop a turn every {@link SLICE_MS}. Exports and dataset exports share it.
+ *
+ * @example
+ * for await (const rows of chunked(groups, (g) => buildRows('trl-sft', g, options, tally), 250)) write(rows);
  */
-async function* chunked<T>(groups: AsyncIterable<PromptGroup>, build: (group: PromptGroup) => T[], size: number): AsyncGenerator<T[]> {
+export async function* chunked<T>(groups: AsyncIterable<PromptGroup>, build: (group: PromptGroup) => T[], size: number): AsyncGenerator<T[]> {
   let batch: T[] = [];
   let since = performance.now();
   for await (const group of groups) {
@@ -197,8 +200,19 @@ export function exportRows(db: SqlExecutor, workspaceId: string, request: Export
  * exportJsonl(db, 'ws-1', { format: 'trl-kto', filters: { agent: 'sql' }, options }).pipe(createWriteStream('kto.jsonl'));
  */
 export function exportJsonl(db: SqlExecutor, workspaceId: string, request: ExportRequest, tally: ExportTally = emptyTally()): Readable {
+  return jsonlOf(exportRows(db, workspaceId, request, tally));
+}
+
+/**
+ * Arrays of rows as a JSONL Readable of text chunks, each many complete lines, pulled only as
+ * fast as its consumer reads.
+ *
+ * @example
+ * jsonlOf(exportRows(db, 'ws-1', request)).pipe(out);
+ */
+export function jsonlOf(batches: AsyncIterable<unknown[]>): Readable {
   async function* lines(): AsyncGenerator<string> {
-    for await (const rows of exportRows(db, workspaceId, request, tally)) {
+    for await (const rows of batches) {
       let chunk = '';
       for (const row of rows) chunk += `${JSON.stringify(row)}\n`;
       yield chunk;
@@ -218,22 +232,39 @@ export function exportJsonl(db: SqlExecutor, workspaceId: string, request: Expor
  * // { format: 'trl-dpo', rows: 5, read: { responses: 9303, events: 7964, … }, deduplicated: { samePrompt: 258 }, leftOut: { sameText: 1490, … }, … }
  */
 export async function validateExport(db: SqlExecutor, workspaceId: string, request: ExportRequest, maxTokens: number): Promise<ValidationReport> {
-  const report = emptyReport(request.format, maxTokens);
+  const groups = promptGroups(db, workspaceId, request.filters, request.pageSize ?? EXPORT_PAGE_SIZE, request.format === 'openai-chat');
+  return validateGroups(groups, request.format, request.options, maxTokens, buildRows);
+}
+
+/**
+ * The validator's report of the rows `build` makes of `groups` (an export's, a dataset
+ * version's), without keeping the rows.
+ *
+ * @example
+ * await validateGroups(groups, 'trl-dpo', options, 16_385, buildRows)
+ */
+export async function validateGroups(
+  groups: AsyncIterable<PromptGroup>,
+  format: ExportFormat,
+  options: ExportOptions,
+  maxTokens: number,
+  build: (format: ExportFormat, group: PromptGroup, options: ExportOptions, tally: ExportTally) => unknown[],
+): Promise<ValidationReport> {
+  const report = emptyReport(format, maxTokens);
   const tally = emptyTally();
   const { read } = report;
-  const groups = promptGroups(db, workspaceId, request.filters, request.pageSize ?? EXPORT_PAGE_SIZE, request.format === 'openai-chat');
   for await (const group of groups) {
     for (const { events } of group.responses) {
       read.responses++;
       read.events += events.length;
       for (const e of events) read.eventsByType[e.type] = (read.eventsByType[e.type] ?? 0) + 1;
     }
-    for (const row of buildRows(request.format, group, request.options, tally)) checkRow(report, row, request.options);
+    for (const row of build(format, group, options, tally)) checkRow(report, row, options);
   }
   // The raw counters keep their published shape; the breakdowns (same text, unpaired) are in leftOut.
   const { tie, contradictory, duplicate, missingText } = tally.excluded;
   report.excluded = { tie, contradictory, duplicate, ...(missingText === undefined ? {} : { missingText }) };
-  Object.assign(report, exclusionReasons(request.format, request.options, tally.excluded));
+  Object.assign(report, exclusionReasons(format, options, tally.excluded));
   return report;
 }
 

@@ -58,5 +58,9 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   compat_feedback_ids: 'none',
   score_configs: 'none',
   training_batches: 'none',
+  // Datasets (issue 27): frozen items hold responses and the feedback that decided them.
+  dataset_item_changes: 'erased',
+  dataset_versions: 'none',
+  datasets: 'none',
   feedloop_migrations: 'none',
 };
