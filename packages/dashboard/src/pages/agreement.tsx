@@ -14,6 +14,8 @@ interface Estimate { value: number | null; low: number | null; high: number | nu
 interface Proportion { rate?: number | null; share?: number | null; low: number | null; high: number | null; n: number; firstWins?: number }
 /** core's QueueAgreement. */
 export interface Agreement {
+  reviews: { read: number; truncated: boolean };
+  resamples: number;
   items: { reviewed: number; withTwoOrMore: number };
   percentAgreement: Estimate;
   cohenKappa: Array<Estimate & { reviewers: [string, string] }>;
@@ -49,7 +51,8 @@ export function AgreementPanel({ queueId, kind }: { queueId: string; kind: 'sing
         <p class="note">No item has two reviews yet: agreement needs items that two or more reviewers judged.</p>
       ) : (
         <div class="agreement">
-          <p class="note">Over <strong data-figure="withTwoOrMore">{num(a.items.withTwoOrMore)}</strong> items with two or more reviews ({num(a.items.reviewed)} reviewed). Intervals are 95 % bootstrap (kappa, alpha, agreement) or Wilson (shares).</p>
+          <p class="note">Over <strong data-figure="withTwoOrMore">{num(a.items.withTwoOrMore)}</strong> items with two or more reviews ({num(a.items.reviewed)} reviewed). Intervals are 95 % bootstrap over items ({num(a.resamples)} resamples) for agreement, kappa and alpha, and Wilson for shares.</p>
+          {a.reviews.truncated ? <p class="warn">The queue has more reviews than one read takes: these figures leave out its oldest items ({num(a.reviews.read)} reviews read).</p> : null}
           <div class="table-wrap">
             <table class="stack figures-table" aria-label="Agreement">
               <thead><tr><th scope="col">Statistic</th><th scope="col" class="n">Value</th><th scope="col" class="n">95 % interval</th><th scope="col" class="n">n</th></tr></thead>

@@ -14,7 +14,7 @@ import { FORMATS } from './exports.js';
 
 interface Dataset { id: string; name: string; description: string; latestVersion: number; itemCount: number; createdAt: string }
 interface Version { version: number; createdAt: string; via: string; added: number; removed: number; itemCount: number; queueId?: string | null }
-interface Item { responseId: string; query: string; answer: string; expectedOutput: string | null; expectedSource: string | null }
+interface Item { responseId: string; addedInVersion: number; query: string; answer: string; expectedOutput: string | null; expectedSource: string | null }
 
 const when = (iso: string): string => new Date(iso).toLocaleString();
 const VIA: Record<string, string> = { responseIds: 'chosen responses', filter: 'a filter', queue: 'a review queue', remove: 'a removal' };
@@ -72,7 +72,7 @@ function DatasetList() {
 }
 
 function DatasetDetail({ id, version }: { id: string; version: number | null }) {
-  const [detail, reload] = useLoad(() => api<Dataset & { versions: Version[] }>('GET', `/v1/datasets/${encodeURIComponent(id)}`), [id]);
+  const [detail, reload] = useLoad(() => api<Dataset & { versions: Version[]; nextVersionsBefore: number | null }>('GET', `/v1/datasets/${encodeURIComponent(id)}`), [id]);
   const [status, setStatus] = useState('');
   return (
     <>
@@ -86,6 +86,7 @@ function DatasetDetail({ id, version }: { id: string; version: number | null }) 
               <Card title={d.name} wide>
                 {d.description ? <p>{d.description}</p> : null}
                 <p data-figure="latest">{num(d.itemCount)} items in version {num(d.latestVersion)} (the latest).</p>
+                {v === 0 ? <p class="note">Empty: add responses from the Responses list (or a review queue) to make version 1.</p> : (<>
                 <h3>Export version {num(v)}</h3>
                 <p class="toolbar">
                   {FORMATS.map((f) => (
@@ -93,6 +94,7 @@ function DatasetDetail({ id, version }: { id: string; version: number | null }) 
                   ))}
                   <span role="status">{status}</span>
                 </p>
+                </>)}
               </Card>
               <Card title="Versions">
                 {d.versions.length === 0 ? <p class="note">No versions yet: the first change makes version 1.</p> : (
@@ -114,10 +116,13 @@ function DatasetDetail({ id, version }: { id: string; version: number | null }) 
                     </table>
                   </div>
                 )}
+                {d.nextVersionsBefore !== null ? <p class="note">Older versions are not listed here; open one by its number in the address (<code>?version=N</code>).</p> : null}
               </Card>
-              <Card title={`Items of version ${num(v)}`} wide>
-                <Items id={id} version={v} latest={v === d.latestVersion} changed={reload} />
-              </Card>
+              {v > 0 ? (
+                <Card title={`Items of version ${num(v)}`} wide>
+                  <Items id={id} version={v} latest={v === d.latestVersion} changed={reload} />
+                </Card>
+              ) : null}
             </div>
           );
         }}
@@ -136,7 +141,7 @@ function Items({ id, version, latest, changed }: { id: string; version: number; 
         <>
           <div class="table-wrap">
             <table class="stack dataset-items">
-              <thead><tr><th scope="col">Response</th><th scope="col">Query</th><th scope="col">Expected output</th><th scope="col">From</th>{latest ? <th scope="col"><span class="sr-only">Actions</span></th> : null}</tr></thead>
+              <thead><tr><th scope="col">Response</th><th scope="col">Query</th><th scope="col">Expected output</th><th scope="col">From</th><th scope="col" class="n">Added in</th>{latest ? <th scope="col"><span class="sr-only">Actions</span></th> : null}</tr></thead>
               <tbody>
                 {l.data.map((x) => (
                   <tr key={x.responseId}>
@@ -144,6 +149,7 @@ function Items({ id, version, latest, changed }: { id: string; version: number; 
                     <td data-label="Query"><span class="val">{x.query.slice(0, 120)}</span></td>
                     <td data-label="Expected output"><span class="val">{x.expectedOutput ? x.expectedOutput.slice(0, 160) : <span class="note">none</span>}</span></td>
                     <td data-label="From">{x.expectedSource ?? '–'}</td>
+                    <td data-label="Added in" class="n">v{x.addedInVersion}</td>
                     {latest ? (
                       <td data-label="">
                         <button class="link" aria-label={`Remove ${x.responseId}`} onClick={async () => {

@@ -12,21 +12,25 @@ import { apiFilter, type Filters } from '../filters.js';
 
 interface DatasetRef { id: string; name: string }
 interface PerItem { results: Array<{ status: string }> }
-interface Bulk { matched: number; added: number; existing: number; truncated: boolean }
+/** A filter add's counts: a queue's `existing`, a dataset's `alreadyIn`. */
+interface Bulk { matched?: number; added: number; existing?: number; alreadyIn?: number; truncated: boolean }
 
-/** An add's outcome in words, from either answer (207 per id, or the filter's counts). */
+/**
+ * An add's outcome in words, from either answer: 207 per id (`added`; `exists` in a queue,
+ * `duplicate` in a dataset; `rejected`), or a filter's counts.
+ */
 export function outcomeText(answer: unknown, where: string): string {
   const r = (answer ?? {}) as Partial<PerItem & Bulk>;
   if (Array.isArray(r.results)) {
     const results = r.results;
-    const count = (s: string) => results.filter((x) => x.status === s).length;
-    const refused = results.length - count('added') - count('exists');
-    return `${where}: ${num(count('added'))} added, ${num(count('exists'))} already there${refused ? `, ${num(refused)} refused` : ''}.`;
+    const count = (...s: string[]) => results.filter((x) => s.includes(x.status)).length;
+    const refused = count('rejected');
+    return `${where}: ${num(count('added'))} added, ${num(count('exists', 'duplicate'))} already there${refused ? `, ${num(refused)} refused` : ''}.`;
   }
   if (typeof r.added === 'number') {
-    const b = r;
-    const existing = typeof b.existing === 'number' ? `, ${num(b.existing)} already there` : '';
-    return `${where}: ${num(b.added)} added${existing}${typeof b.matched === 'number' ? ` of ${num(b.matched)} matching` : ''}${b.truncated ? ' (more match: add again for the rest)' : ''}.`;
+    const there = r.existing ?? r.alreadyIn;
+    const existing = typeof there === 'number' ? `, ${num(there)} already there` : '';
+    return `${where}: ${num(r.added)} added${existing}${typeof r.matched === 'number' ? ` of ${num(r.matched)} matching` : ''}${r.truncated ? ' (more match: add again for the rest)' : ''}.`;
   }
   return `${where}: done.`;
 }
