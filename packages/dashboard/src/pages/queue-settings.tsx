@@ -211,7 +211,6 @@ export function Queues() {
       <Show value={queue} height={400}>
         {(q) => (
           <div class="grid">
-            <Card title={q ? `Settings of ${q.name}` : 'New review queue'} wide><SettingsForm key={q?.updatedAt ?? 'new'} queue={q} /></Card>
             {q ? (
               <>
                 <Card title="Progress">
@@ -227,6 +226,8 @@ export function Queues() {
                 <Card title="Agreement" wide><AgreementPanel queueId={q.id} kind={q.kind} /></Card>
               </>
             ) : null}
+            {/* Below the figures: a lead opens a queue to see how it goes more often than to change it. */}
+            <Card title={q ? `Settings of ${q.name}` : 'New review queue'} wide><SettingsForm key={q?.updatedAt ?? 'new'} queue={q} /></Card>
           </div>
         )}
       </Show>
