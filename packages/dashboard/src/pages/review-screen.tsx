@@ -6,6 +6,7 @@
  * submits, and the next item opens. Skip gives the item back for others; leaving the screen (or
  * closing the tab) releases the reservation, so an item never waits out a reservation nobody holds.
  */
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, apiOrNone, sendLast } from '../api.js';
 import { Markdown } from '../markdown-view.js';
@@ -96,7 +97,7 @@ function Help({ close }: { close: () => void }) {
   return (
     <div class="help" role="dialog" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>
-      <dl class="facts">{SHORTCUTS.map(([k, what]) => <><dt key={`k${k}`}><kbd>{k}</kbd></dt><dd key={`d${k}`}>{what}</dd></>)}</dl>
+      <dl class="facts">{SHORTCUTS.map(([k, what]) => <Fragment key={k}><dt><kbd>{k}</kbd></dt><dd>{what}</dd></Fragment>)}</dl>
       <button onClick={close}>Close</button>
     </div>
   );
