@@ -4,7 +4,7 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights langfuse langsmith otel review-agreement dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
+ * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights langfuse langsmith otel review review-agreement dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
  * `stats` loads BENCH_STATS_EVENTS events (default 10,000,000; set it lower for a quick run).
  * `insights` seeds BENCH_INSIGHTS_EVENTS events in one workspace (default 200,000; 10,000,000 for the docs' big figure).
  * `dashboard` seeds BENCH_DASHBOARD_EVENTS events (default 1,000,000; the issue's figure is 10,000,000) and needs /usr/bin/chromium.
@@ -30,6 +30,7 @@ import { runInsightsBench } from './insights.bench.js';
 import { runLangfuseIngestBench } from './langfuse-ingest.bench.js';
 import { runOtelTracesBench } from './otel-traces.bench.js';
 import { runPipelineBench } from './pipeline.bench.js';
+import { runReviewBench } from './review.bench.js';
 import { runReviewAgreementBench } from './review-agreement.bench.js';
 import { runStatsBench } from './stats.bench.js';
 
@@ -51,6 +52,7 @@ const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResul
   { key: 'langfuse', title: 'Langfuse drop-in: POST /api/public/ingestion (traces with a generation and a score) vs POST /v1/feedback/batch, same server, same run', run: runLangfuseIngestBench },
   { key: 'langsmith', title: 'LangSmith drop-in ingest (/langsmith/runs/batch traces, /langsmith/feedback) vs POST /v1/feedback/batch, same server (Postgres)', run: runLangSmithIngestBench },
   { key: 'otel', title: 'OpenTelemetry traces through POST /v1/traces (protobuf, 200 spans a request) vs POST /v1/feedback/batch ×1,000 on the same server (Postgres)', run: runOtelTracesBench },
+  { key: 'review', title: 'review queues: next + review round trip, 20 concurrent reviewers on a 100,000-item queue (production profile, Postgres) vs a bare SELECT … FOR UPDATE SKIP LOCKED reservation', run: runReviewBench },
   { key: 'review-agreement', title: 'GET /v1/review-queues/:id/agreement on 10,000 reviewed items (Postgres) vs the same statistics from an in-memory array', run: runReviewAgreementBench },
   { key: 'dashboard', title: 'every dashboard page in Chromium (1280 and 390 px) on a workspace of BENCH_DASHBOARD_EVENTS events vs an empty workspace', run: runDashboardLoadBench },
 ];

@@ -3,8 +3,8 @@ import { bootstrapEstimate, bootstrapEstimates, resamplesWithin } from '../src/a
 import { cohenKappa, cohenKappaStatistic, type RatingPair } from '../src/agreement/cohen-kappa.js';
 import { confusionMatrix } from '../src/agreement/confusion-matrix.js';
 import { fleissKappa } from '../src/agreement/fleiss-kappa.js';
-import { krippendorffAlpha } from '../src/agreement/krippendorff-alpha.js';
-import { percentAgreement } from '../src/agreement/percent-agreement.js';
+import { krippendorffAlpha, krippendorffAlphaStatistic } from '../src/agreement/krippendorff-alpha.js';
+import { percentAgreement, percentAgreementStatistic } from '../src/agreement/percent-agreement.js';
 import { positionBias } from '../src/agreement/position-bias.js';
 import { seededIndexDraw } from '../src/agreement/seeded-random.js';
 import { spearmanRho } from '../src/agreement/spearman.js';
@@ -209,6 +209,21 @@ describe('bootstrap', () => {
     expect(resamplesWithin(50_000 * 10)).toBe(400);
     expect(resamplesWithin(10_000_000)).toBe(200);
     expect(resamplesWithin(0)).toBe(1000);
+  });
+
+  it('resamples several statistics through their joint pattern exactly as one by one', () => {
+    const labels = ['approve', 'reject', 'needs-work'];
+    const draw = seededIndexDraw(11);
+    const units = Array.from({ length: 2_000 }, () => [labels[draw(3)]!, labels[draw(3)]!, draw(4) ? labels[draw(3)]! : null]);
+    const statistics = [
+      percentAgreementStatistic(units),
+      krippendorffAlphaStatistic(units, 'nominal'),
+      cohenKappaStatistic(units.map(([a, b]) => [a!, b!] as const)),
+      krippendorffAlphaStatistic(units.map((unit) => unit.map((label) => (label === null ? null : labels.indexOf(label) * 10))), 'interval'),
+    ];
+    const together = bootstrapEstimates(statistics, { resamples: 200 });
+    expect(together).toEqual(statistics.map((statistic) => bootstrapEstimate(statistic, { resamples: 200 })));
+    expect(together[0]!.n).toBe(2_000);
   });
 
   it('reports null with no units and keeps one n per statistic', () => {

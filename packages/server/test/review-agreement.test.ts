@@ -1,7 +1,8 @@
 /**
  * Issue 27 §Agreement: `GET /v1/review-queues/:id/agreement` on both stores. Three reviewers
  * review a single queue through the reviewing API; a pairwise queue's reviews are written as the
- * reviewing routes store them, with the order each reviewer saw chosen; every figure checked
+ * reviewing routes store them, with the order each reviewer saw chosen, and another pairwise
+ * queue is reviewed through the API with the order it gives; every figure checked
  * here is worked by hand in the comments (core's tests check the statistics against published
  * examples).
  */
@@ -155,6 +156,25 @@ for (const backend of BACKENDS) {
       const byName = Object.fromEntries(body.reviewers.map((r: { reviewer: string }) => [r.reviewer, r]));
       expect(byName.ana).toMatchObject({ itemsDone: 2, medianSeconds: 12, positionBias: { n: 2, firstWins: 1, share: 0.5 } });
       expect(byName.ben).toMatchObject({ itemsDone: 2, positionBias: { n: 1, firstWins: 1, share: 1 } });
+    });
+
+    it('reads pairwise reviews made through the reviewing routes, with the order each reviewer was shown', async () => {
+      const pairwise = await queue({ name: 'agreement pairs api', kind: 'pairwise', reviewersPerItem: 2, members: [reviewers.ana!.id, reviewers.ben!.id] });
+      const added = await call('POST', `/v1/review-queues/${pairwise}/items`, { pairs: [['ag-p0-x', 'ag-p0-y']] });
+      expect(added.statusCode, added.body).toBeLessThan(300);
+      // Both prefer whichever response they were shown first.
+      const shown: string[] = [];
+      for (const name of ['ana', 'ben']) {
+        await reviewAll(pairwise, reviewers[name]!.key, (screen) => {
+          shown.push(screen.order[0]!);
+          return { preferred: screen.order[0] };
+        });
+      }
+      expect(shown).toHaveLength(2);
+      const body = (await call('GET', `/v1/review-queues/${pairwise}/agreement`)).json();
+      expect(body.positionBias).toMatchObject({ n: 2, firstWins: 2, share: 1 });
+      // They agree exactly when they were shown the same response first.
+      expect(body.percentAgreement).toMatchObject({ value: shown[0] === shown[1] ? 1 : 0, n: 1 });
     });
 
     it('answers an empty queue with empty figures, and refuses what it must', async () => {

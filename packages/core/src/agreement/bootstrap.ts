@@ -12,7 +12,7 @@
  * @module
  */
 import { drawResample, randomState } from './seeded-random.js';
-import { accumulate, contributingUnits, type SummedStatistic } from './summed-statistic.js';
+import { accumulate, addPatterns, contributingUnits, isCompressed, type SummedStatistic } from './summed-statistic.js';
 
 /** A statistic with its interval and the number of units it rests on. */
 export interface Estimate {
@@ -84,15 +84,32 @@ export function bootstrapEstimates(statistics: readonly SummedStatistic[], optio
     const random = randomState(options.seed);
     const drawn = new Uint32Array(units);
     const scratch = statistics.map((statistic) => new Float64Array(statistic.offsets.length));
+    const joint = jointPatterns(statistics.filter((statistic, index) => live[index] && isCompressed(statistic)));
+    const jointCounts = joint ? new Float64Array(joint.count) : null;
     for (let b = 0; b < resamples; b += 1) {
       drawResample(random, drawn);
-      statistics.forEach((statistic, index) => {
-        if (!live[index]) return;
-        const value = statistic.finish(accumulate(statistic, totals[index]!, drawn, scratch[index]));
+      if (joint && jointCounts) {
+        jointCounts.fill(0);
+        for (let u = 0; u < units; u += 1) jointCounts[joint.of[u]!]! += drawn[u]!;
+      }
+      for (let index = 0; index < statistics.length; index += 1) {
+        if (!live[index]) continue;
+        const statistic = statistics[index]!;
+        const toPattern = joint?.toPattern.get(statistic);
+        let summed: Float64Array;
+        if (toPattern && jointCounts) {
+          const multiplicity = scratch[index]!;
+          multiplicity.fill(0);
+          for (let j = 0; j < toPattern.length; j += 1) multiplicity[toPattern[j]!]! += jointCounts[j]!;
+          summed = addPatterns(statistic, totals[index]!, multiplicity);
+        } else {
+          summed = accumulate(statistic, totals[index]!, drawn, scratch[index]);
+        }
+        const value = statistic.finish(summed);
         // A resample can make a statistic undefined (e.g. every drawn item alike): it says nothing
         // about the spread, so it is left out rather than counted as 0.
         if (value !== null && Number.isFinite(value)) draws[index]!.push(value);
-      });
+      }
     }
   }
   return statistics.map((_, index) => {
@@ -113,6 +130,43 @@ export function bootstrapEstimates(statistics: readonly SummedStatistic[], optio
  */
 export function bootstrapEstimate(statistic: SummedStatistic, options: BootstrapOptions = {}): Estimate {
   return bootstrapEstimates([statistic], options)[0]!;
+}
+
+/** Units grouped by their patterns in several statistics at once. */
+interface JointPatterns {
+  /** Distinct joint patterns. */
+  count: number;
+  /** Each unit's joint pattern. */
+  of: Uint32Array;
+  /** Per statistic: each joint pattern's own pattern. */
+  toPattern: Map<SummedStatistic, Uint32Array>;
+}
+
+// Statistics with few distinct rows (the kappas, nominal alpha, percent agreement of a labelled
+// queue) are resampled through their joint pattern: items whose rows are alike in every such
+// statistic (the same reviewers giving the same labels) form one joint pattern, the draws are
+// counted once per joint pattern, and each statistic sums its pattern counts from those, instead
+// of every statistic passing over every item. Worth it only while joint patterns stay few.
+function jointPatterns(statistics: readonly SummedStatistic[]): JointPatterns | null {
+  if (statistics.length < 2) return null;
+  const units = statistics[0]!.patternOf.length;
+  const ids = new Map<string, number>();
+  const of = new Uint32Array(units);
+  const firstUnit: number[] = [];
+  for (let u = 0; u < units; u += 1) {
+    let key = '';
+    for (const statistic of statistics) key += `${statistic.patternOf[u]},`;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = firstUnit.length;
+      ids.set(key, id);
+      firstUnit.push(u);
+      if (firstUnit.length * 4 > units) return null;
+    }
+    of[u] = id;
+  }
+  const toPattern = new Map(statistics.map((statistic) => [statistic, Uint32Array.from(firstUnit, (u) => statistic.patternOf[u]!)]));
+  return { count: firstUnit.length, of, toPattern };
 }
 
 /** The p-quantile of sorted values, interpolating between neighbours (Hyndman & Fan type 7). */

@@ -21,18 +21,22 @@ export function cohenKappaStatistic(pairs: readonly (RatingPair | null)[], categ
   const index = indexOfCategories(labels);
   const k = labels.length;
   const rows = pairs.map((pair) => (pair ? [[categoryIndex(index, pair[0]) * k + categoryIndex(index, pair[1]), 1] as const] : []));
-  return summedStatistic(Math.max(1, k * k), rows, (table) => kappaOfTable(table, k));
+  // Scratch for the marginals, reused by every resample (finish runs a thousand times).
+  const scratch = new Float64Array(2 * k);
+  return summedStatistic(Math.max(1, k * k), rows, (table) => kappaOfTable(table, k, scratch));
 }
 
 /**
  * Cohen's kappa of a k × k contingency table given flat (row-major, row = first rater); null
  * with no units or when chance agreement is already 1 (both raters used one and the same label).
+ * `scratch` (2k slots) saves allocations when called per resample.
  */
-export function kappaOfTable(table: Float64Array | readonly number[], k: number): number | null {
+export function kappaOfTable(table: Float64Array | readonly number[], k: number, scratch = new Float64Array(2 * k)): number | null {
   let n = 0;
   let agreeing = 0;
-  const rowSums = new Float64Array(k);
-  const columnSums = new Float64Array(k);
+  scratch.fill(0);
+  const rowSums = scratch.subarray(0, k);
+  const columnSums = scratch.subarray(k, 2 * k);
   for (let i = 0; i < k; i += 1) {
     for (let j = 0; j < k; j += 1) {
       const count = table[i * k + j]!;

@@ -58,15 +58,18 @@ function coincidenceAlpha(units: readonly (readonly MaybeCategory[])[], level: '
     }
     return row;
   });
+  // Reused by every resample: the marginals and the metric (nominal fixed; ordinal rebuilt).
+  const marginals = new Float64Array(k);
+  const delta = level === 'nominal' ? nominalDelta(k) : new Float64Array(k * k);
   return summedStatistic(Math.max(1, k * k), rows, (coincidences) => {
-    const marginals = new Float64Array(k);
+    marginals.fill(0);
     let n = 0;
     for (let c = 0; c < k; c += 1) {
       for (let d = 0; d < k; d += 1) marginals[c]! += coincidences[c * k + d]!;
       n += marginals[c]!;
     }
     if (n <= 1) return null;
-    const delta = level === 'nominal' ? nominalDelta(k) : ordinalDelta(marginals);
+    if (level === 'ordinal') ordinalDelta(marginals, delta);
     let observed = 0;
     let expected = 0;
     for (let c = 0; c < k; c += 1) {
@@ -90,9 +93,8 @@ function nominalDelta(k: number): Float64Array {
 
 // Krippendorff's ordinal metric: the squared number of values ranked between c and d, counting
 // the two ends by half; it depends on the marginals, so it is rebuilt for every resample.
-function ordinalDelta(marginals: Float64Array): Float64Array {
+function ordinalDelta(marginals: Float64Array, delta: Float64Array): void {
   const k = marginals.length;
-  const delta = new Float64Array(k * k);
   for (let c = 0; c < k; c += 1) {
     let between = 0;
     for (let d = c; d < k; d += 1) {
@@ -102,7 +104,6 @@ function ordinalDelta(marginals: Float64Array): Float64Array {
       delta[d * k + c] = distance * distance;
     }
   }
-  return delta;
 }
 
 // Interval metric δ = (a − b)²: within-unit disagreement is Σ_{i≠j} (v_i − v_j)² / (m − 1)

@@ -4,18 +4,17 @@
  * queue's reviews and hands them here.
  *
  * Every agreement figure rests on items with at least two reviews (one review agrees with
- * nothing). Figures over those items are bootstrapped together (the item is the resampled unit,
- * so one set of draws serves them all); a reviewer pair's kappa is bootstrapped over the items
- * that pair shares.
+ * nothing). Every figure is bootstrapped with the same draws: the item is the resampled unit,
+ * and a reviewer pair's kappa is computed on the drawn items that pair both labelled.
  *
  * @module
  */
-import { bootstrapEstimate, bootstrapEstimates, resamplesWithin, type BootstrapOptions, type Estimate } from './bootstrap.js';
+import { bootstrapEstimates, resamplesWithin, type BootstrapOptions, type Estimate } from './bootstrap.js';
 import { categoriesOf } from './categories.js';
 import { cohenKappaStatistic } from './cohen-kappa.js';
 import { fleissKappaStatistic } from './fleiss-kappa.js';
 import { krippendorffAlphaStatistic } from './krippendorff-alpha.js';
-import { majorityLabel, median } from './majority.js';
+import { median } from './majority.js';
 import { percentAgreementStatistic } from './percent-agreement.js';
 import { positionBias, type PositionBias } from './position-bias.js';
 import { wilsonInterval } from '../stats/wilson.js';
@@ -123,7 +122,8 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
   const fleissRaters = commonCount(labelled.map((item) => item.length).filter((count) => count >= 2));
   const scoreNames = [...new Set(shared.flatMap((item) => item.flatMap((review) => Object.keys(review.scores ?? {}))))].sort();
   const pairs = reviewerPairs(labelled, reviewerNames);
-  const statistics = 2 + (fleissRaters === null ? 0 : 1) + scoreNames.length + pairs.size;
+  const pairKeys = [...pairs.keys()].sort();
+  const statistics = 2 + (fleissRaters === null ? 0 : 1) + scoreNames.length + pairKeys.length;
   const resamples = options.resamples ?? resamplesWithin(shared.length * statistics);
   const settings: BootstrapOptions = { ...options, resamples };
   const together = bootstrapEstimates(
@@ -139,21 +139,27 @@ export function queueAgreement(reviews: readonly AgreementReview[], options: Boo
           'interval',
         ),
       ),
+      ...pairKeys.map((key) => cohenKappaStatistic(pairs.get(key)!, labels)),
     ],
     settings,
   );
   const [percent, labelAlpha] = together;
   const fleiss = fleissRaters === null ? null : { ...together[2]!, reviewersPerItem: fleissRaters };
-  const scoreAlphas = together.slice(fleissRaters === null ? 2 : 3).map((estimate, index) => ({ name: scoreNames[index]!, ...estimate }));
+  const scoresFrom = fleissRaters === null ? 2 : 3;
+  const scoreAlphas = together.slice(scoresFrom, scoresFrom + scoreNames.length).map((estimate, index) => ({ name: scoreNames[index]!, ...estimate }));
+  const pairKappas = together.slice(scoresFrom + scoreNames.length).map((estimate, index): PairKappa => {
+    const [first, second] = pairKeys[index]!.split('\u0000') as [string, string];
+    return { reviewers: [first, second], ...estimate };
+  });
 
   return {
     resamples,
     items: { reviewed: items.length, withTwoOrMore: shared.length },
     percentAgreement: percent!,
-    cohenKappa: pairKappas(pairs, labels, settings),
+    cohenKappa: pairKappas,
     fleissKappa: fleiss,
     krippendorffAlpha: { labels: labelAlpha!, scores: scoreAlphas },
-    reviewers: reviewerNames.map((name) => reviewerFigures(name, items)),
+    reviewers: reviewerFigures(reviewerNames, items),
     positionBias: positionBias(items.flat().map((review) => review.firstPositionWon)),
   };
 }
@@ -178,54 +184,72 @@ function commonCount(counts: readonly number[]): number | null {
   return best;
 }
 
-// Each pair of reviewers with the label pairs of the items both labelled, keyed "a\0b" (a < b).
-function reviewerPairs(labelled: readonly AgreementReview[][], reviewers: readonly string[]): Map<string, [string, string][]> {
-  const pairs = new Map<string, [string, string][]>();
-  for (const item of labelled) {
+// Each pair of reviewers with, per item (aligned with `labelled`), the two labels when both
+// labelled it, else null; keyed "a\0b" (a < b). Aligned rows let every pair's kappa be resampled
+// with the same draws of items as the other figures.
+function reviewerPairs(labelled: readonly AgreementReview[][], reviewers: readonly string[]): Map<string, ([string, string] | null)[]> {
+  const pairs = new Map<string, ([string, string] | null)[]>();
+  labelled.forEach((item, index) => {
     const byReviewer = new Map(item.map((review) => [review.reviewer, review.label!]));
     const present = reviewers.filter((name) => byReviewer.has(name));
     for (let i = 0; i < present.length; i += 1) {
       for (let j = i + 1; j < present.length; j += 1) {
         const key = `${present[i]}\u0000${present[j]}`;
         let list = pairs.get(key);
-        if (!list) pairs.set(key, (list = []));
-        list.push([byReviewer.get(present[i]!)!, byReviewer.get(present[j]!)!]);
+        if (!list) pairs.set(key, (list = new Array<[string, string] | null>(labelled.length).fill(null)));
+        list[index] = [byReviewer.get(present[i]!)!, byReviewer.get(present[j]!)!];
       }
     }
-  }
+  });
   return pairs;
 }
 
-function pairKappas(pairs: ReadonlyMap<string, [string, string][]>, labels: readonly (string | number)[], options: BootstrapOptions): PairKappa[] {
-  return [...pairs.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, list]) => {
-      const [first, second] = key.split('\u0000') as [string, string];
-      return { reviewers: [first, second], ...bootstrapEstimate(cohenKappaStatistic(list, labels), options) };
-    });
+// Every reviewer's figures in one pass over the items: per item, each reviewer's label is
+// compared with the majority of the item's other labels (a unique mode; a split is left out).
+function reviewerFigures(names: readonly string[], items: readonly AgreementReview[][]): ReviewerAgreement[] {
+  const own = new Map(names.map((name) => [name, { reviews: [] as AgreementReview[], agreed: 0, compared: 0 }]));
+  for (const item of items) {
+    const counts = new Map<string, number>();
+    for (const review of item) if (review.label !== null) counts.set(review.label, (counts.get(review.label) ?? 0) + 1);
+    for (const review of item) {
+      const figures = own.get(review.reviewer)!;
+      figures.reviews.push(review);
+      if (review.label === null) continue;
+      const majority = majorityExcept(counts, review.label);
+      if (majority === null) continue;
+      figures.compared += 1;
+      if (majority === review.label) figures.agreed += 1;
+    }
+  }
+  return names.map((name) => {
+    const { reviews, agreed, compared } = own.get(name)!;
+    const interval = wilsonInterval(agreed, compared);
+    return {
+      reviewer: name,
+      itemsDone: reviews.length,
+      medianSeconds: median(reviews.flatMap((review) => (typeof review.seconds === 'number' && review.seconds >= 0 ? [review.seconds] : []))),
+      agreementWithMajority: { rate: interval.rate, low: interval.lower, high: interval.upper, n: compared },
+      positionBias: positionBias(reviews.map((review) => review.firstPositionWon)),
+    };
+  });
 }
 
-function reviewerFigures(name: string, items: readonly AgreementReview[][]): ReviewerAgreement {
-  const own: AgreementReview[] = [];
-  let agreed = 0;
-  let compared = 0;
-  for (const item of items) {
-    const mine = item.find((review) => review.reviewer === name);
-    if (!mine) continue;
-    own.push(mine);
-    const others = item.filter((review) => review !== mine && review.label !== null);
-    if (others.length === 0 || mine.label === null) continue;
-    const majority = majorityLabel(others.map((review) => review.label));
-    if (majority === null) continue;
-    compared += 1;
-    if (majority === mine.label) agreed += 1;
+// The unique most frequent label once one review of `without` is taken away; null on a split or
+// when no other label is left.
+function majorityExcept(counts: ReadonlyMap<string, number>, without: string): string | null {
+  let best: string | null = null;
+  let bestCount = 0;
+  let tied = false;
+  for (const [label, total] of counts) {
+    const count = label === without ? total - 1 : total;
+    if (count === 0) continue;
+    if (count > bestCount) {
+      best = label;
+      bestCount = count;
+      tied = false;
+    } else if (count === bestCount) {
+      tied = true;
+    }
   }
-  const interval = wilsonInterval(agreed, compared);
-  return {
-    reviewer: name,
-    itemsDone: own.length,
-    medianSeconds: median(own.flatMap((review) => (typeof review.seconds === 'number' && review.seconds >= 0 ? [review.seconds] : []))),
-    agreementWithMajority: { rate: interval.rate, low: interval.lower, high: interval.upper, n: compared },
-    positionBias: positionBias(own.map((review) => review.firstPositionWon)),
-  };
+  return tied ? null : best;
 }

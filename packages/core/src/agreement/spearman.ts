@@ -35,9 +35,13 @@ export function spearmanStatistic(pairs: readonly (RatingPair<number> | null)[])
     }
     return [[cell, 1] as const];
   });
+  const wx = new Float64Array(xs.length);
+  const wy = new Float64Array(ys.length);
+  const rx = new Float64Array(xs.length);
+  const ry = new Float64Array(ys.length);
   return summedStatistic(Math.max(1, cellX.length), rows, (totals) => {
-    const wx = new Float64Array(xs.length);
-    const wy = new Float64Array(ys.length);
+    wx.fill(0);
+    wy.fill(0);
     let n = 0;
     for (let c = 0; c < cellX.length; c += 1) {
       const w = totals[c]!;
@@ -47,8 +51,8 @@ export function spearmanStatistic(pairs: readonly (RatingPair<number> | null)[])
     }
     if (n < 2) return null;
     const mean = (n + 1) / 2;
-    const rx = centredMidranks(wx, mean);
-    const ry = centredMidranks(wy, mean);
+    centredMidranks(wx, mean, rx);
+    centredMidranks(wy, mean, ry);
     let covariance = 0;
     for (let c = 0; c < cellX.length; c += 1) covariance += totals[c]! * rx[cellX[c]!]! * ry[cellY[c]!]!;
     const vx = weightedSquares(wx, rx);
@@ -80,14 +84,12 @@ function distinctSorted(values: readonly (number | undefined)[]): number[] {
   return [...seen].sort((a, b) => a - b);
 }
 
-function centredMidranks(weights: Float64Array, mean: number): Float64Array {
-  const ranks = new Float64Array(weights.length);
+function centredMidranks(weights: Float64Array, mean: number, ranks: Float64Array): void {
   let below = 0;
   for (let i = 0; i < weights.length; i += 1) {
     ranks[i] = below + (weights[i]! + 1) / 2 - mean;
     below += weights[i]!;
   }
-  return ranks;
 }
 
 function weightedSquares(weights: Float64Array, ranks: Float64Array): number {

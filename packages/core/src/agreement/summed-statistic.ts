@@ -52,19 +52,24 @@ export type UnitRow = ReadonlyArray<readonly [number, number]>;
 export function summedStatistic(size: number, rows: readonly UnitRow[], finish: (totals: Float64Array) => number | null): SummedStatistic {
   const none = new Set<number>();
   const patternOf = new Uint32Array(rows.length);
-  const patterns = new Map<string, number>();
+  const patterns = new PatternTrie();
   const patternRows: UnitRow[] = [];
+  // Identical rows share a pattern while that pays (few distinct rows, as in a kappa's table);
+  // once distinct rows pass a quarter of the units, the rest get a pattern each without a key, so
+  // building 10,000 unique rows (interval alpha) does not build 10,000 keys.
+  const dedupeUpTo = Math.max(64, rows.length / 4);
   rows.forEach((row, unit) => {
     if (row.length === 0) {
       none.add(unit);
       return;
     }
-    const key = row.map(([cell, value]) => `${cell}:${value}`).join(',');
-    let pattern = patterns.get(key);
-    if (pattern === undefined) {
-      for (const [cell] of row) if (!(Number.isInteger(cell) && cell >= 0 && cell < size)) throw new RangeError(`cell ${cell} is outside 0..${size - 1}`);
+    for (const [cell] of row) if (!(Number.isInteger(cell) && cell >= 0 && cell < size)) throw new RangeError(`cell ${cell} is outside 0..${size - 1}`);
+    let pattern: number | undefined;
+    if (patternRows.length <= dedupeUpTo) {
+      pattern = patterns.find(row, patternRows.length);
+      if (pattern === patternRows.length) patternRows.push(row);
+    } else {
       pattern = patternRows.length;
-      patterns.set(key, pattern);
       patternRows.push(row);
     }
     patternOf[unit] = pattern;
@@ -96,6 +101,36 @@ export function summedStatistic(size: number, rows: readonly UnitRow[], finish: 
   return { size, patternOf, offsets, cells, values, columns, finish };
 }
 
+// Rows → pattern numbers without building string keys (turning 10,000 fractions into text was
+// most of the cost of building a statistic): a trie over the row's cells and values, by number.
+class PatternTrie {
+  readonly #root = new Map<number, PatternTrieNode>();
+
+  /** The pattern of `row`, or `next` (recorded as its pattern) when the row is new. */
+  find(row: UnitRow, next: number): number {
+    let level = this.#root;
+    let node: PatternTrieNode | undefined;
+    for (const [cell, value] of row) {
+      node = step(level, cell);
+      node = step(node.next, value);
+      level = node.next;
+    }
+    node!.pattern ??= next;
+    return node!.pattern;
+  }
+}
+
+interface PatternTrieNode {
+  next: Map<number, PatternTrieNode>;
+  pattern?: number;
+}
+
+function step(level: Map<number, PatternTrieNode>, key: number): PatternTrieNode {
+  let node = level.get(key);
+  if (!node) level.set(key, (node = { next: new Map() }));
+  return node;
+}
+
 /** Number of units in a statistic (counted or not). */
 export function unitCount(statistic: SummedStatistic): number {
   return statistic.patternOf.length;
@@ -117,7 +152,6 @@ export function accumulate(statistic: SummedStatistic, totals: Float64Array, cou
   const { patternOf, offsets, cells, values, columns } = statistic;
   const patterns = offsets.length - 1;
   const units = patternOf.length;
-  totals.fill(0);
   if (patterns * 4 < units || !columns) {
     // Count draws per pattern, then add each pattern once: cheap when there are few distinct
     // rows (a kappa's k² cells). Units that do not count land in the spare last slot.
@@ -125,19 +159,35 @@ export function accumulate(statistic: SummedStatistic, totals: Float64Array, cou
     multiplicity.fill(0);
     if (counts) for (let u = 0; u < units; u += 1) multiplicity[patternOf[u]!]! += counts[u]!;
     else for (let u = 0; u < units; u += 1) multiplicity[patternOf[u]!]! += 1;
-    for (let p = 0; p < patterns; p += 1) {
-      const w = multiplicity[p]!;
-      if (w === 0) continue;
-      for (let e = offsets[p]!; e < offsets[p + 1]!; e += 1) totals[cells[e]!]! += w * values[e]!;
-    }
-    return totals;
+    return addPatterns(statistic, totals, multiplicity);
   }
+  totals.fill(0);
   for (let c = 0; c < columns.length; c += 1) {
     const column = columns[c]!;
     let sum = 0;
     if (counts) for (let u = 0; u < units; u += 1) sum += counts[u]! * column[u]!;
     else for (let u = 0; u < units; u += 1) sum += column[u]!;
     totals[c] = sum;
+  }
+  return totals;
+}
+
+/** Whether a statistic has few distinct rows (patterns), so that counting draws per pattern pays. */
+export function isCompressed(statistic: SummedStatistic): boolean {
+  return (statistic.offsets.length - 1) * 4 < statistic.patternOf.length || !statistic.columns;
+}
+
+/**
+ * Sets `totals` to the sum of each pattern's row times its multiplicity (the spare last slot of
+ * `multiplicity`, units that do not count, is ignored) and returns it.
+ */
+export function addPatterns(statistic: SummedStatistic, totals: Float64Array, multiplicity: Float64Array): Float64Array {
+  const { offsets, cells, values } = statistic;
+  totals.fill(0);
+  for (let p = 0; p < offsets.length - 1; p += 1) {
+    const w = multiplicity[p]!;
+    if (w === 0) continue;
+    for (let e = offsets[p]!; e < offsets[p + 1]!; e += 1) totals[cells[e]!]! += w * values[e]!;
   }
   return totals;
 }

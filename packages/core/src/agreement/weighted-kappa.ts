@@ -31,10 +31,12 @@ export function weightedKappaStatistic(pairs: readonly (RatingPair<number> | nul
     }
   }
   const rows = pairs.map((pair) => (pair ? [[categoryIndex(index, pair[0]) * k + categoryIndex(index, pair[1]), 1] as const] : []));
+  const rowSums = new Float64Array(k);
+  const columnSums = new Float64Array(k);
   return summedStatistic(Math.max(1, k * k), rows, (table) => {
     let n = 0;
-    const rowSums = new Float64Array(k);
-    const columnSums = new Float64Array(k);
+    rowSums.fill(0);
+    columnSums.fill(0);
     let observed = 0;
     for (let i = 0; i < k; i += 1) {
       for (let j = 0; j < k; j += 1) {
