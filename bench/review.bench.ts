@@ -118,14 +118,23 @@ export async function runReviewBench(): Promise<BenchResult[]> {
     }
     console.log(`  review: ${int(items)} responses and items ready in ${dec((performance.now() - t0) / 1000, 1)} s`);
 
+    const nextMs: number[] = [];
+    const reviewMs: number[] = [];
     const trip = await drive(reviewers, durationMs, async (i) => {
       const key = keys[i] as string;
+      const s0 = performance.now();
       const next = await call(`/v1/review-queues/${queueId}/next`, {}, key);
+      nextMs.push(performance.now() - s0);
       if (next.status !== 200) return `next: HTTP ${next.status}`;
       const itemId = (next.json?.item as { id: string }).id;
+      const s1 = performance.now();
       const review = await call(`/v1/review-queues/${queueId}/items/${itemId}/reviews`, { verdict: 'approved', qualityScores: { accuracy: 90 } }, key);
+      reviewMs.push(performance.now() - s1);
       return review.status === 201 ? undefined : `review: HTTP ${review.status} ${JSON.stringify(review.json).slice(0, 200)}`;
     });
+    nextMs.sort((a, b) => a - b);
+    reviewMs.sort((a, b) => a - b);
+    console.log(`  review: next p50 ${dec(percentile(nextMs, 0.5), 1)} ms, p95 ${dec(percentile(nextMs, 0.95), 1)} ms; review p50 ${dec(percentile(reviewMs, 0.5), 1)} ms, p95 ${dec(percentile(reviewMs, 0.95), 1)} ms`);
     const bare = await baseline(database.url, items, reviewers, durationMs);
     const rate = (l: Loop) => (l.trips.length * 1000) / l.elapsedMs;
     const [p50, p95, b50, b95] = [percentile(trip.trips, 0.5), percentile(trip.trips, 0.95), percentile(bare.trips, 0.5), percentile(bare.trips, 0.95)];

@@ -111,8 +111,12 @@ for (const backend of BACKENDS) {
       expect(foreign.json().error).toMatchObject({ code: 'FEEDLOOP_ERR_DATASET_NOT_FOUND', field: 'id' });
       // Their workspace may use the same name.
       expect((await call('POST', '/v1/datasets', { name: 'gold' }, theirs)).statusCode).toBe(201);
-      // A public key reads nothing.
+      // A public key reads nothing; nor does a reviewer key (it sees the review routes only).
       expect((await call('GET', '/v1/datasets', undefined, { authorization: `Bearer ${t.publicKey}` })).statusCode).toBe(403);
+      const reviewer = (await call('POST', '/v1/keys', { kind: 'reviewer', name: 'ds-rev' })).json() as { key: string };
+      const asReviewer = await call('GET', `/v1/datasets/${d.id}/items`, undefined, { authorization: `Bearer ${reviewer.key}` });
+      expect(asReviewer.statusCode).toBe(403);
+      expect(asReviewer.json().error.code).toBe('FEEDLOOP_ERR_REVIEWER_FORBIDDEN');
     });
 
     it('adds by ids, each judged alone (207); a response is in once; nothing new makes no version', async () => {
@@ -283,6 +287,13 @@ for (const backend of BACKENDS) {
         ]),
       );
       expect(kto).toHaveLength(4);
+      // The pipeline's learning signal of each deciding event, frozen with the item.
+      const signals = await rows(`/v1/datasets/${d.id}/export/learning-signals`);
+      expect(signals).toHaveLength(3);
+      expect(signals).toContainEqual(expect.objectContaining({ input: SQL_QUERY, expected_output: SQL_FIX, actual_output: SQL_ANSWER }));
+      const anonymized = await rows(`/v1/datasets/${d.id}/export/anonymized`);
+      expect(anonymized.map((r) => r.rating).sort()).toEqual(['negative', 'negative', 'positive']);
+      expect(await rows(`/v1/datasets/${d.id}/export/nli`)).toEqual([]);
       const report = (await call('GET', `/v1/datasets/${d.id}/export/openai-preference?validate=true`)).json();
       expect(report).toMatchObject({ format: 'openai-preference', rows: 2, valid: 2, errors: {} });
       expect(report.read).toMatchObject({ responses: 4, events: 3 });

@@ -90,7 +90,9 @@ for (const backend of BACKENDS) {
       expect((await call('POST', '/v1/review-queues', { name: 'q', members: [secretId] })).json().error.field).toBe('members[0]');
       expect((await call('GET', '/v1/review-queues')).json().queues.length).toBe(before);
 
-      const made = await call('POST', '/v1/review-queues', { name: 'defaults', members: [bob.id], rules: [{ filter: { rating: 'negative', agent: 'sql' }, sample: 0.25 }], datasetId: 'ds_1' });
+      // A queue's dataset must exist (checked on create and change: test/dataset-oasst.test.ts).
+      const datasetId = (await call('POST', '/v1/datasets', { name: 'rq-defaults' })).json().id as string;
+      const made = await call('POST', '/v1/review-queues', { name: 'defaults', members: [bob.id], rules: [{ filter: { rating: 'negative', agent: 'sql' }, sample: 0.25 }], datasetId });
       expect(made.statusCode).toBe(201);
       expect(made.json()).toMatchObject({
         kind: 'single',
@@ -98,7 +100,7 @@ for (const backend of BACKENDS) {
         reviewersPerItem: 1,
         reservationSeconds: 600,
         members: [bob.id],
-        datasetId: 'ds_1',
+        datasetId,
         rubric: { verdict: true, issues: true, qualityScores: false, correction: true, comment: true },
         progress: { total: 0, pending: 0, inProgress: 0, done: 0 },
       });
@@ -289,8 +291,12 @@ for (const backend of BACKENDS) {
       const q = await queue({ name: 'rules', rules: [{ filter: { rating: 'negative', agent: 'rules' }, sample: 1 }] });
       const scored = await queue({ name: 'score-rule', rules: [{ filter: { maxScore: -0.1, agent: 'rules' }, sample: 1 }] });
       const none = await queue({ name: 'sampled-out', rules: [{ filter: { agent: 'rules' }, sample: 0 }] });
+      // This test's events only: the others' retractions are processed by their own tests.
       const process = async () => {
-        const keys = await t.db.query<{ workspace_id: string; event_id: string }>('SELECT workspace_id, event_id FROM pipeline_pending WHERE workspace_id = $1', [t.workspaceId]);
+        const keys = await t.db.query<{ workspace_id: string; event_id: string }>(
+          "SELECT p.workspace_id, p.event_id FROM pipeline_pending p JOIN feedback_events e ON e.workspace_id = p.workspace_id AND e.id = p.event_id WHERE p.workspace_id = $1 AND e.response_id LIKE 'rule-%'",
+          [t.workspaceId],
+        );
         await processEvents(t.db, keys.map((k) => [k.workspace_id, k.event_id]), { counters: { kind: 'outbox' }, stream: false });
       };
       const items = async (queueId: string) =>

@@ -24,7 +24,7 @@ import {
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
-import { appendAudit } from '../store/audit-log.js';
+import { addReviewedResponses } from '../store/dataset-adds.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { ReviewQueue } from '../store/review-queues.js';
 import { recordReview, reviewEventId, type StoredReview } from '../store/reviews.js';
@@ -108,6 +108,7 @@ export async function submitReview(
     scores,
     body: { ...body },
     eventParts: parts.map((p) => p.suffix),
+    actorKeyId: auth.keyId,
   });
   for (const id of recorded.replacedEventIds) {
     await ingest.retractFeedback(auth, id, `replaced by ${reviewer}'s later review`).catch((err: unknown) => {
@@ -131,13 +132,11 @@ export async function submitReview(
     return checked.value;
   });
   const outcomes = await ingest.submitFeedback(auth, events, { verified: true });
-  await appendAudit(db, {
-    workspaceId: auth.workspaceId,
-    action: 'review.submitted',
-    actorKeyId: auth.keyId,
-    subject: item.id,
-    details: { reviewer, queueId: queue.id, label, version },
-  });
+  // The queue's dataset (issue 27) takes the item's response once a review completes it, when it
+  // then has an expected output (a correction, or an approving review): its events are stored now.
+  if (queue.datasetId !== null && queue.kind === 'single' && recorded.item.state === 'done') {
+    await addReviewedResponses(db, auth.workspaceId, queue.datasetId, [item.responseId], queue.id);
+  }
   return {
     review: recorded.review,
     itemState: recorded.item.state,

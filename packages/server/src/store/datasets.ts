@@ -184,3 +184,17 @@ export async function listDatasetVersions(
   const page = rows.slice(0, options.limit).map(toVersion);
   return { versions: page, nextBefore: rows.length > options.limit ? (page.at(-1)?.version ?? null) : null };
 }
+
+/**
+ * Checks a review queue's `datasetId` (issue 27): null or absent is none; else a dataset of this
+ * workspace.
+ *
+ * @throws FeedloopError `FEEDLOOP_ERR_VALIDATION_INVALID_FIELD` naming `datasetId`.
+ * @example
+ * await assertDatasetField(db, 'ws_1', body.datasetId)
+ */
+export async function assertDatasetField(db: SqlExecutor, workspaceId: string, datasetId: string | null | undefined): Promise<void> {
+  if (datasetId === null || datasetId === undefined) return;
+  if (await getDataset(db, workspaceId, datasetId)) return;
+  throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `datasetId: no dataset ${JSON.stringify(datasetId)} in this workspace`, { field: 'datasetId' });
+}

@@ -7,6 +7,7 @@
  */
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
+import { appendAudit } from './audit-log.js';
 import { heldCount } from './review-reservations.js';
 
 /** A review as the reviews table keeps it. */
@@ -96,6 +97,8 @@ export interface ReviewWrite {
   body: Record<string, unknown>;
   /** The parts of the feedback events it becomes (their ids follow from the version). */
   eventParts: readonly string[];
+  /** The key that made the request, for the audit log when it is not the reviewer's own. */
+  actorKeyId?: string;
 }
 
 /** What {@link recordReview} did. */
@@ -109,8 +112,9 @@ export interface RecordedReview {
 /**
  * Records a reviewer's review of an item under the item's lock: with their live reservation, or
  * without one while the item still needs a reviewer nobody else holds; a review replacing the
- * same reviewer's earlier one is always taken. Ends the reservation, counts the review, and marks
- * the item done at `reviewersPerItem`.
+ * same reviewer's earlier one is always taken. Ends the reservation, counts the review, marks
+ * the item done at `reviewersPerItem`, and writes the audit log's `review.submitted` (naming the
+ * reviewer).
  *
  * @throws FeedloopError `FEEDLOOP_ERR_REVIEW_ITEM_NOT_FOUND`; `FEEDLOOP_ERR_REVIEW_RESERVATION_LOST`
  *   when the reservation is gone and the item has all the reviews it needs, or others hold them.
@@ -171,6 +175,14 @@ export async function recordReview(
     );
     if (!row) throw new Error('the review upsert returned no row');
     await tx.query('DELETE FROM review_reservations WHERE workspace_id = $1 AND item_id = $2 AND reviewer = $3 AND NOT skipped', [workspaceId, itemId, reviewer.name]);
+    // In the review's own transaction: one commit less per review, and no review without its entry.
+    await appendAudit(tx, {
+      workspaceId,
+      action: 'review.submitted',
+      actorKeyId: reviewer.keyId ?? write.actorKeyId ?? null,
+      subject: itemId,
+      details: { reviewer: reviewer.name, queueId: queue.id, label: write.label, version },
+    });
     let reviews = item.reviews;
     let state = item.state;
     if (!earlier) {

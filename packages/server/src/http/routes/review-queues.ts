@@ -14,6 +14,7 @@ import { addReviewItems, experimentPairs, knownResponses, listReviewItems, queue
 import { createReviewQueue, listReviewQueues, requireReviewQueue, updateReviewQueue, type ReviewQueue } from '../../store/review-queues.js';
 import { listResponses } from '../../store/response-list.js';
 import { parseResponseFilter } from '../../store/response-list-filter.js';
+import { assertDatasetField } from '../../store/datasets.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -145,6 +146,7 @@ export const reviewQueueRoutes: FastifyPluginAsync<AppServices> = async (app, { 
     handler: async (request, reply) => {
       const auth = authOf(request);
       checkRules(request.body.rules);
+      await assertDatasetField(db, auth.workspaceId, request.body.datasetId);
       const queue = await createReviewQueue(db, auth.workspaceId, request.body, auth.keyId);
       return reply.status(201).send(await viewOfQueue(db, auth.workspaceId, queue));
     },
@@ -174,6 +176,7 @@ export const reviewQueueRoutes: FastifyPluginAsync<AppServices> = async (app, { 
     handler: async (request) => {
       const auth = authOf(request);
       checkRules(request.body.rules);
+      await assertDatasetField(db, auth.workspaceId, request.body.datasetId);
       const queue = await updateReviewQueue(db, auth.workspaceId, request.params.id, request.body, auth.keyId);
       return viewOfQueue(db, auth.workspaceId, queue);
     },
