@@ -22,7 +22,7 @@ import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SHOTS = join(ROOT, 'docs/screenshots');
-const PAGES = ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'exports', 'settings'];
+const PAGES = ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'review', 'datasets', 'exports', 'settings'];
 const hasChromium = chromiumAvailable();
 
 /** Elements of the page's main part that scroll sideways inside themselves (a table cut off). */
@@ -201,18 +201,18 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     expect(await options('model')).toEqual(facets.models);
     expect(await options('category')).toEqual(facets.categories);
     expect(await options('variant')).toEqual(facets.variants.map((v) => `${v.experimentId} · ${v.variant}`));
-    const agents = await page.locator('table.responses tbody tr td:nth-child(4)').allTextContents();
+    const agents = await page.locator('table.responses tbody tr td[data-label^=Agent]').allTextContents();
     expect(new Set(agents.map((t) => t.split(' · ')[0])).size).toBeGreaterThan(1);
     // Each row names its user.
-    const users = await page.locator('table.responses tbody tr td:nth-child(3)').allTextContents();
+    const users = await page.locator('table.responses tbody tr td[data-label=User]').allTextContents();
     expect(users.filter((u) => /^user-\d+$/.test(u)).length).toBe(users.length);
     await page.selectOption('select[name=agent]', 'sql');
     await page.selectOption('select[name=rating]', 'negative');
     await page.click('form.filters button[type=submit]');
-    await page.waitForFunction("(() => { const tds = [...document.querySelectorAll('table.responses tbody tr td:nth-child(4)')]; return tds.length > 0 && tds.every((td) => td.textContent.startsWith('sql')); })()");
+    await page.waitForFunction("(() => { const tds = [...document.querySelectorAll('table.responses tbody tr td[data-label^=Agent]')]; return tds.length > 0 && tds.every((td) => td.textContent.startsWith('sql')); })()");
     expect(page.url()).toContain('agent=sql');
     expect(await page.locator('table.responses tbody tr').count()).toBeGreaterThan(0);
-    const feedback = await page.locator('table.responses tbody tr td:nth-child(6)').allTextContents();
+    const feedback = await page.locator('table.responses tbody tr td[data-label=Feedback]').allTextContents();
     expect(feedback.every((t) => t.includes('−'))).toBe(true);
     // Every badge kind is explained, in the legend and in its tooltip.
     expect(await page.textContent('.legend')).toMatch(/positive[\s\S]*negative[\s\S]*corrections[\s\S]*error categories/);

@@ -15,7 +15,7 @@ interface Report {
   deduplicated: Record<string, number>; leftOut: Record<string, number>;
 }
 /** The formats of `GET /v1/exports/:format` (docs/exports.md). */
-const FORMATS = ['trl-dpo', 'trl-sft', 'trl-kto', 'openai-chat', 'openai-preference', 'learning-signals', 'nli', 'anonymized'];
+export const FORMATS = ['trl-dpo', 'trl-sft', 'trl-kto', 'openai-chat', 'openai-preference', 'learning-signals', 'nli', 'anonymized'];
 
 /** Each reason in words (core's DEDUP_REASONS and LEFT_OUT_REASONS; docs/exports.md). */
 export const REASONS: Record<string, string> = {

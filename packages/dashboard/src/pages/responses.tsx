@@ -10,6 +10,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash, useRoute } from '../route.js';
 import { Card, Show, num, useLoad } from '../ui.js';
+import { BulkAdd } from './responses-bulk.js';
+import { FILTERS, apiFilter, type FilterName, type Filters } from '../filters.js';
 
 interface Item {
   id: string; query: string; answer: string; userId: string | null; agent: string | null; model: string | null; experimentId: string | null; variant: string | null;
@@ -29,13 +31,11 @@ interface Detail {
   /** Current feedback per source (explicit, implicit, outcome, review, judge). */
   feedbackBySource?: Record<string, number>;
 }
-interface Facets { agents: string[]; models: string[]; variants: Array<{ experimentId: string; variant: string }>; categories: string[]; truncated: string[] }
+/** The workspace's own filter values (`GET /v1/response-facets`). */
+export interface Facets { agents: string[]; models: string[]; variants: Array<{ experimentId: string; variant: string }>; categories: string[]; truncated: string[] }
 
-const NO_FACETS: Facets = { agents: [], models: [], variants: [], categories: [], truncated: [] };
-
-const FILTERS = ['comment', 'rating', 'category', 'agent', 'model', 'experimentId', 'variant', 'minScore', 'maxScore', 'scoreName', 'scoreMin', 'scoreMax', 'scoreValue', 'since', 'until'] as const;
-type FilterName = (typeof FILTERS)[number];
-type Filters = Partial<Record<FilterName, string>>;
+/** Facets while they load: empty choices, no layout shift. */
+export const NO_FACETS: Facets = { agents: [], models: [], variants: [], categories: [], truncated: [] };
 
 const filtersOf = (params: URLSearchParams): Filters => Object.fromEntries(FILTERS.flatMap((k) => (params.get(k) ? [[k, params.get(k) as string]] : []))) as Filters;
 
@@ -227,7 +227,11 @@ function Choice({ name, label, values, draft, set }: { name: FilterName; label: 
   );
 }
 
-function FilterForm({ filters, facets, scoreNames }: { filters: Filters; facets: Facets | null; scoreNames: string[] | null }) {
+/**
+ * The filter form: applying it changes the list's URL, or calls `onApply` (a queue rule's filter)
+ * with `applyLabel` on its button.
+ */
+export function FilterForm({ filters, facets, scoreNames, onApply, applyLabel = 'Apply' }: { filters: Filters; facets: Facets | null; scoreNames: string[] | null; onApply?: (f: Filters) => void; applyLabel?: string }) {
   const [draft, setDraft] = useState<Filters>(filters);
   const key = JSON.stringify(filters);
   // A back or forward step changes the route's filters: the form follows.
@@ -242,7 +246,11 @@ function FilterForm({ filters, facets, scoreNames }: { filters: Filters; facets:
   );
   const variantValue = draft.variant ? JSON.stringify([draft.experimentId ?? '', draft.variant]) : '';
   return (
-    <form class="filters" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); location.hash = routeHash('responses', null, draft); }}>
+    <form class="filters" aria-label={onApply ? 'Rule filter' : 'Filters'} onSubmit={(e) => {
+      e.preventDefault();
+      if (onApply) onApply(draft);
+      else location.hash = routeHash('responses', null, draft);
+    }}>
       {field('comment', 'Comment contains')}
       <label>
         Rating
@@ -280,32 +288,42 @@ function FilterForm({ filters, facets, scoreNames }: { filters: Filters; facets:
       ) : null}
       {field('since', 'From', 'date')}
       {field('until', 'Before', 'date')}
-      <button type="submit">Apply</button>
-      {Object.keys(filters).length > 0 ? <a href={routeHash('responses')}>Clear</a> : null}
+      <button type="submit">{applyLabel}</button>
+      {Object.keys(filters).length > 0 && !onApply ? <a href={routeHash('responses')}>Clear</a> : null}
     </form>
   );
 }
 
 function ResponseList({ filters }: { filters: Filters }) {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) qs.set(k, k === 'since' || k === 'until' ? new Date(v).toISOString() : v);
+  const qs = new URLSearchParams(apiFilter(filters));
+  const [selected, setSelected] = useState<string[]>([]);
   if (cursor) qs.set('cursor', cursor);
   const [list] = useLoad(() => api<{ data: Item[]; nextCursor: string | null }>('GET', `/v1/responses?${qs.toString()}`), [qs.toString()]);
   return (
     <Show value={list} height={600}>
       {(l) => (
         <>
+          <BulkAdd selected={selected} filters={filters} clear={() => setSelected([])} />
           <Legend />
           <div class="table-wrap">
             <table class="responses stack">
               <thead>
-                <tr><th scope="col">When</th><th scope="col">Query</th><th scope="col">User</th><th scope="col">Agent · model</th><th scope="col" class="n" title={BADGES.score}>Score</th><th scope="col">Feedback</th></tr>
+                <tr>
+                  <th scope="col" class="pick">
+                    <input type="checkbox" aria-label="Select every row shown" checked={l.data.length > 0 && l.data.every((r) => selected.includes(r.id))}
+                      onChange={(e) => setSelected(e.currentTarget.checked ? [...new Set([...selected, ...l.data.map((r) => r.id)])] : selected.filter((id) => !l.data.some((r) => r.id === id)))} />
+                  </th>
+                  <th scope="col">When</th><th scope="col">Query</th><th scope="col">User</th><th scope="col">Agent · model</th><th scope="col" class="n" title={BADGES.score}>Score</th><th scope="col">Feedback</th></tr>
               </thead>
               <tbody>
                 {l.data.map((r) => (
                   <tr key={r.id}>
-                    <td data-label="When">{when(r.createdAt)}</td>
+                    <td data-label="Select" class="pick">
+                      <input type="checkbox" name="pick" value={r.id} aria-label={`Select ${r.id}`} checked={selected.includes(r.id)}
+                        onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, r.id] : selected.filter((id) => id !== r.id))} />
+                    </td>
+                    <td data-label="When" class="when">{when(r.createdAt)}</td>
                     <td data-label="Query"><a class="open" href={routeHash('responses', r.id, filters)}>{r.query.slice(0, 80) || r.id}</a></td>
                     <td data-label="User">{r.userId ? <a href={routeHash('users', r.userId)}>{r.userId}</a> : <span class="note">anonymous</span>}</td>
                     <td data-label="Agent · model">{r.agent ?? '–'} · {r.model ?? '–'}{r.variant ? ` · ${r.variant}` : ''}</td>

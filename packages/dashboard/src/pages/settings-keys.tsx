@@ -1,5 +1,6 @@
 /**
- * The Settings page's keys card (`/v1/keys`): the workspace's keys, a new key shown once with a
+ * The Settings page's keys card (`/v1/keys`): the workspace's keys (secret, public, and reviewer
+ * keys: a person who reviews queues, named by the key), a new key shown once with a
  * copy button, and revocation behind a confirmation. The server refuses to revoke the last active
  * secret key, so the owners cannot lock themselves out from here.
  */
@@ -7,14 +8,15 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Show, useLoad } from '../ui.js';
 
-interface Key { id: string; kind: 'secret' | 'public'; prefix: string; name: string | null; createdAt: string; revokedAt: string | null; current: boolean }
+type Kind = 'secret' | 'public' | 'reviewer';
+interface Key { id: string; kind: Kind; prefix: string; name: string | null; createdAt: string; revokedAt: string | null; current: boolean }
 
 const day = (iso: string): string => iso.slice(0, 10);
 
 /** The keys card's contents. */
 export function KeysPanel() {
   const [keys, reload] = useLoad(() => api<{ keys: Key[] }>('GET', '/v1/keys'), []);
-  const [kind, setKind] = useState<'secret' | 'public'>('public');
+  const [kind, setKind] = useState<Kind>('public');
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ key: string; kind: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -86,12 +88,15 @@ export function KeysPanel() {
         }
       }}>
         <label for="key-kind">Kind</label>
-        <select id="key-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'secret' | 'public')}>
+        <select id="key-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as Kind)}>
           <option value="public">public (browser widget: submits feedback only)</option>
           <option value="secret">secret (server side: reads and writes)</option>
+          <option value="reviewer">reviewer (a person: reviews the queues it is a member of)</option>
         </select>
-        <label for="key-name">Name</label>
-        <input id="key-name" value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} placeholder="web widget" />
+        <label for="key-name">{kind === 'reviewer' ? "Reviewer's name" : 'Name'}</label>
+        <input id="key-name" value={name} maxLength={kind === 'reviewer' ? 64 : 100} required={kind === 'reviewer'}
+          title={kind === 'reviewer' ? 'letters, digits and _ - . : @ / (it names the reviewer in reviews and agreement figures)' : undefined}
+          onInput={(e) => setName(e.currentTarget.value)} placeholder={kind === 'reviewer' ? 'ana' : 'web widget'} />
         <button type="submit" class="primary">Create key</button>
         <span role="status">{status}</span>
       </form>
