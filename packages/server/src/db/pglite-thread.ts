@@ -29,12 +29,13 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { PreparedStatements } from './pglite-prepared.js';
 import { limitWasmCompilationThreads, pgliteStartParams } from './pglite-settings.js';
 import { ERROR_FIELDS, type PgliteErrorData, type PgliteNotice, type PgliteReply, type PgliteRequest, type PgliteThreadInit } from './pglite-thread-protocol.js';
-import { timedStatement } from './statement-profile.js';
+import { profileStatementsTo, timedStatement } from './statement-profile.js';
 import { SET_UTC, type QueryOptions, type SqlClient, type SqlExecutor } from './sql-client.js';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-thread.ts runs as a worker thread (see pglite-client.ts)');
 const init = workerData as PgliteThreadInit;
+profileStatementsTo(init.statementProfile);
 
 /** An open transaction: its PGlite handle and how it ends (resolve commits, reject rolls back). */
 interface OpenTx {

@@ -1,15 +1,26 @@
 /**
  * A statement-level profile of the embedded database's own code (`FEEDLOOP_STATEMENT_PROFILE=<file>`,
- * a diagnostic knob, off by default): every statement the pipeline runs inside the database's thread
+ * a diagnostic knob, off by default; config.ts hands it to the thread): every statement the pipeline runs inside the database's thread
  * is timed there, summed by its first words, and the sums written to the file every second as JSON.
  * How docs/benchmarks.md's per-statement tables of the embedded pipeline are measured.
  */
 import { writeFileSync } from 'node:fs';
 
 /** Where the sums go; unset: nothing is timed. */
-const target = process.env.FEEDLOOP_STATEMENT_PROFILE;
+let target: string | undefined;
 const sums = new Map<string, { n: number; ms: number }>();
 let timer: NodeJS.Timeout | undefined;
+
+/**
+ * Turns the profile on in this thread: the embedded database's thread calls it with its
+ * `statementProfile` (`FEEDLOOP_STATEMENT_PROFILE`, config.ts).
+ *
+ * @example
+ * profileStatementsTo('/tmp/statements.json');
+ */
+export function profileStatementsTo(file: string | undefined): void {
+  target = file;
+}
 
 /** A statement's name in the profile: its text's first 90 characters, whitespace folded. */
 const nameOf = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 90);
