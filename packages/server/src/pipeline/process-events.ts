@@ -116,8 +116,9 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
 }
 
 /**
- * The responses' tags as an exclusive claim read them (undefined when it did not: Postgres), less
- * the responses whose tags this transaction recomputed since (a retraction's reversal).
+ * The responses' tags as an exclusive claim read them; undefined (every tag written as on
+ * Postgres) when the claim did not read them, or when this transaction recomputed some of those
+ * responses' tags since (a retraction's reversal), so that what the claim read is no longer so.
  */
 function knownTags(claimed: readonly ClaimedEvent[], recomputed: ReadonlyArray<{ workspaceId: string; responseId: string }>): KnownTags | undefined {
   const known = new Map<string, KnownResponseTags>();
@@ -129,7 +130,6 @@ function knownTags(claimed: readonly ClaimedEvent[], recomputed: ReadonlyArray<{
     }
     known.set(responseKey(c.event.workspaceId, c.event.responseId), c.listTags);
   }
-  // Recomputed in this transaction: not what the claim read. Their tags are written as on Postgres.
   if (recomputed.some((r) => known.has(responseKey(r.workspaceId, r.responseId)))) return undefined;
   return known;
 }
