@@ -31,6 +31,7 @@ const envSchema = z.object({
   REDIS_URL: optionalString,
   FEEDLOOP_DATA_DIR: z.string().default('.feedloop'),
   FEEDLOOP_PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(65_536).default(DEFAULT_PGLITE_SHARED_BUFFERS_MB),
+  FEEDLOOP_STATEMENT_PROFILE: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FEEDLOOP_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   FEEDLOOP_INIT_WORKSPACE: optionalString,
@@ -113,6 +114,8 @@ export interface Config {
   readonly dataDir: string;
   /** The embedded database's `shared_buffers` in MiB: resident for the life of the process. */
   readonly pgliteSharedBuffersMb: number;
+  /** Diagnostics: a file the embedded database's thread writes its statement timings to (db/statement-profile.ts); unset: none. */
+  readonly statementProfile: string | undefined;
   readonly logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   /** `auto`: readable lines on a terminal, JSON lines otherwise (files, pipes, log collectors). */
   readonly logFormat: z.output<typeof envSchema>['FEEDLOOP_LOG_FORMAT'];
@@ -255,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     dataDir: resolve(cwd, e.FEEDLOOP_DATA_DIR),
     pgliteSharedBuffersMb: e.FEEDLOOP_PGLITE_SHARED_BUFFERS_MB,
+    statementProfile: e.FEEDLOOP_STATEMENT_PROFILE === undefined ? undefined : resolve(cwd, e.FEEDLOOP_STATEMENT_PROFILE),
     logLevel: e.LOG_LEVEL,
     logFormat: e.FEEDLOOP_LOG_FORMAT,
     init: Object.freeze({

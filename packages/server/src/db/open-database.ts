@@ -24,7 +24,7 @@ export type OpenedDatabase = SqlClient & { readonly appliedAtCreation?: Migratio
  * const db = await openDatabase(loadConfig());
  */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'pgliteSharedBuffersMb'>,
+  config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'pgliteSharedBuffersMb' | 'statementProfile'>,
 ): Promise<OpenedDatabase> {
   if (config.databaseUrl) {
     // Imported here, not at the top: the embedded profile never loads the pg driver (~14 MB resident).
@@ -36,7 +36,7 @@ export async function openDatabase(
     const pgdata = join(config.dataDir, 'pgdata');
     // initdb's peak stays in the process that runs it: a child's, returned when it exits.
     const appliedAtCreation = await ensurePgliteDataDir(pgdata);
-    const db = await openPglite(pgdata, { sharedBuffersMb: config.pgliteSharedBuffersMb });
+    const db = await openPglite(pgdata, { sharedBuffersMb: config.pgliteSharedBuffersMb, ...(config.statementProfile ? { statementProfile: config.statementProfile } : {}) });
     return {
       ...db,
       appliedAtCreation,

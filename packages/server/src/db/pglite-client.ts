@@ -52,7 +52,7 @@ export async function openPglite(
   dataDir: string | undefined,
   memory: PgliteMemoryOptions = { sharedBuffersMb: DEFAULT_PGLITE_SHARED_BUFFERS_MB },
 ): Promise<SqlClient> {
-  const worker = startThread({ dataDir, sharedBuffersMb: memory.sharedBuffersMb });
+  const worker = startThread({ dataDir, sharedBuffersMb: memory.sharedBuffersMb, statementProfile: memory.statementProfile });
   const pending = new Map<number, { resolve(reply: Extract<PgliteReply, { ok: true }>): void; reject(err: Error): void }>();
   /** Statements and foreground transactions sent and not finished, outside a transaction's own statements. */
   let inFlight = 0;

@@ -17,6 +17,8 @@ import { PGlite } from '@electric-sql/pglite';
 export interface PgliteMemoryOptions {
   /** Postgres `shared_buffers`, in MiB (at least 1). */
   sharedBuffersMb: number;
+  /** Diagnostics: where the thread writes its statement timings (db/statement-profile.ts); unset: nowhere. */
+  statementProfile?: string;
 }
 
 /**

@@ -8,6 +8,8 @@ export interface PgliteThreadInit {
   /** The data folder; undefined keeps the database in memory (tests). */
   dataDir: string | undefined;
   sharedBuffersMb: number;
+  /** Where to write statement timings (db/statement-profile.ts); undefined: not timed. */
+  statementProfile?: string | undefined;
 }
 
 /**

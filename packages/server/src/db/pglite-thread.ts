@@ -29,11 +29,13 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { PreparedStatements } from './pglite-prepared.js';
 import { limitWasmCompilationThreads, pgliteStartParams } from './pglite-settings.js';
 import { ERROR_FIELDS, type PgliteErrorData, type PgliteNotice, type PgliteReply, type PgliteRequest, type PgliteThreadInit } from './pglite-thread-protocol.js';
+import { profileStatementsTo, timedStatement } from './statement-profile.js';
 import { SET_UTC, type QueryOptions, type SqlClient, type SqlExecutor } from './sql-client.js';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-thread.ts runs as a worker thread (see pglite-client.ts)');
 const init = workerData as PgliteThreadInit;
+profileStatementsTo(init.statementProfile);
 
 /** An open transaction: its PGlite handle and how it ends (resolve commits, reject rolls back). */
 interface OpenTx {
@@ -215,7 +217,7 @@ async function begin(id: number, beginSql: string | undefined, lane: Lane): Prom
 /** Statements of this thread's own code: straight to PGlite, through the lanes as requests' are. */
 function localExecutor(tx: Transaction | undefined): SqlExecutor {
   const run = async <R>(text: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): Promise<R[]> =>
-    (options?.prepare ? await prepared.query<R>(text, params) : await (tx ?? db).query<R>(text, params as unknown[] | undefined)).rows;
+    (await timedStatement(text, () => (options?.prepare ? prepared.query<R>(text, params) : (tx ?? db).query<R>(text, params as unknown[] | undefined)))).rows;
   return {
     query: (text, params, options) => (tx ? run(text, params, options) : holding('foreground', () => run(text, params, options))),
     exec: async (script) => {

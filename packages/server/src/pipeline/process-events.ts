@@ -13,12 +13,12 @@ import { markDaysDirty } from '../store/day-rollups.js';
 import { addDocumentTallies } from '../store/document-effectiveness.js';
 import { insertSignals, markSignalsRetracted } from '../store/feedback-signals.js';
 import { insertEffect } from '../store/pipeline-effects.js';
-import { addCountedTags, recomputeTags } from '../store/response-list-tags.js';
+import { addCountedTags, recomputeTags, responseKey, type KnownResponseTags, type KnownTags } from '../store/response-list-tags.js';
 import { markResponsesDirty } from '../store/response-scores.js';
 import { addClaimConfidence } from './claim-confidence-messages.js';
 import { classifyClaimedCorrections } from './classify-corrections.js';
 import { addHourlyCounts } from '../store/hourly-metrics.js';
-import { claimEvents } from '../store/claimed-events.js';
+import { claimEvents, type ClaimedEvent } from '../store/claimed-events.js';
 import { SqlLiveCounters } from '../store/live-counters.js';
 import type { EventKey } from './pipeline-jobs.js';
 import { reverseRetracted } from './retraction.js';
@@ -79,7 +79,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
   const now = options.now ?? new Date();
   return db.transaction(async (tx) => {
     const started = performance.now();
-    const claimed = await claimEvents(tx, keys);
+    const claimed = await claimEvents(tx, keys, db.dialect === 'pglite');
     const report: ProcessReport = { ...emptyReport(), claimed: claimed.length };
     if (claimed.length === 0) return report;
     // A retracted event processed before comes back to be reversed; the others are processed.
@@ -107,6 +107,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
             ? { workspaceId: s.workspace_id, responseId: s.response_id, polarity: null, categories: [] }
             : { workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories },
         ),
+      knownTags(claimed, undo.responses),
     );
     // Review queue rules see the response as the list now shows it (its new tags included).
     await addRuleMatches(
@@ -127,6 +128,25 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     report.heldMs = performance.now() - started;
     return report;
   }, { background: true });
+}
+
+/**
+ * The responses' tags as an exclusive claim read them; undefined (every tag written as on
+ * Postgres) when the claim did not read them, or when this transaction recomputed some of those
+ * responses' tags since (a retraction's reversal), so that what the claim read is no longer so.
+ */
+function knownTags(claimed: readonly ClaimedEvent[], recomputed: ReadonlyArray<{ workspaceId: string; responseId: string }>): KnownTags | undefined {
+  const known = new Map<string, KnownResponseTags>();
+  for (const c of claimed) {
+    // Not read (a shared claim), or the response is gone (its events fail; nothing counted to tag).
+    if (c.listTags === null) {
+      if (c.response !== null) return undefined;
+      continue;
+    }
+    known.set(responseKey(c.event.workspaceId, c.event.responseId), c.listTags);
+  }
+  if (recomputed.some((r) => known.has(responseKey(r.workspaceId, r.responseId)))) return undefined;
+  return known;
 }
 
 /** A report of nothing processed yet, to add others to. */

@@ -15,12 +15,33 @@ import {
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { EventKey } from './pipeline-pending.js';
 import type { FeedbackEventRow } from './feedback-event-row.js';
+import type { KnownResponseTags } from './response-list-tags.js';
 
 /**
  * Index probes per key (LATERAL, fenced with OFFSET 0): the planner guesses json_to_recordset at
  * 100 rows and, with plain joins, hashed whole tables instead (100 ms a claim at 50,000 events).
  */
 const PROBE = 'OFFSET 0';
+
+/** The outbox rows of the keys `k`, taken by another transaction or not: skipped (Postgres, many workers). */
+const CLAIM_SHARED = `
+       DELETE FROM pipeline_pending p
+        USING (SELECT q.workspace_id, q.event_id FROM k
+                 CROSS JOIN LATERAL (SELECT workspace_id, event_id FROM pipeline_pending q
+                                      WHERE q.workspace_id = k.ws AND q.event_id = k.id FOR UPDATE SKIP LOCKED) AS q) AS l
+        WHERE p.workspace_id = l.workspace_id AND p.event_id = l.event_id
+       RETURNING p.workspace_id, p.event_id`;
+
+/** The same on a one-connection database (PGlite): nobody else can hold the rows, so no lock probe first. */
+const CLAIM_EXCLUSIVE = `
+       DELETE FROM pipeline_pending p USING k WHERE p.workspace_id = k.ws AND p.event_id = k.id
+       RETURNING p.workspace_id, p.event_id`;
+
+/**
+ * The response's list tags, for processing to write only the tags it does not have yet (one probe
+ * of `response_list_tags_response` per event instead of two statements' probes per tag).
+ */
+const TAGS_READ = `(SELECT array_agg(t.tag) FROM response_list_tags t WHERE t.workspace_id = e.workspace_id AND t.response_id = e.response_id)`;
 
 /** A claimed event with everything the stages need. */
 export interface ClaimedEvent {
@@ -37,6 +58,12 @@ export interface ClaimedEvent {
    * back to the outbox so that the pipeline reverses what it counted (feedback-retraction.ts).
    */
   prior: PriorSignal | null;
+  /**
+   * The response's list tags as the claim found them, with its creation time as stored (the tags'
+   * key, store/response-list-tags.ts): read only by an exclusive claim (one connection: nobody
+   * changes them before this transaction ends). Null: not read, or the response is gone.
+   */
+  listTags: KnownResponseTags | null;
 }
 
 /** A processed event's signal, as a retraction reverses it. */
@@ -89,6 +116,8 @@ type ClaimedRow = Pick<
   variant: string | null;
   /** Null when the response is gone (the LEFT JOIN found none). */
   r_created_at: Date | null;
+  /** The response's list tags (an exclusive claim only; else null). */
+  r_tags: string[] | null;
 };
 
 /** A claimed row as the JSON document carries it: timestamps as ISO strings. */
@@ -96,32 +125,28 @@ type ClaimedJson = Omit<ClaimedRow, 'occurred_at' | 'received_at' | 'r_created_a
 
 /**
  * Claims and loads the given events; events already processed (or being processed by another
- * transaction) are left out.
+ * transaction) are left out. `exclusive`: the database has one connection (PGlite), so no other
+ * transaction can hold an outbox row while this one runs, and the claim deletes the rows by key
+ * without the per-row lock probe (SKIP LOCKED) that shared databases need.
  *
  * @example
  * const claimed = await claimEvents(tx, [['ws_1', '0190…']]);
  */
-export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): Promise<ClaimedEvent[]> {
+export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[], exclusive = false): Promise<ClaimedEvent[]> {
   if (keys.length === 0) return [];
   // One JSON document for the whole claim, not a row per event: decoding each row's columns
   // (three timestamps, four JSON values, arrays) was half the claim's time on PGlite
   // (50-60 ms for 250 events; 22-24 ms as one document).
   const [doc] = await tx.query<{ events: string | null; settings: string | null }>(
     `WITH k AS (SELECT * FROM json_to_recordset($1::json) AS k(ws text, id text)),
-     claimed AS (
-       DELETE FROM pipeline_pending p
-        USING (SELECT q.workspace_id, q.event_id FROM k
-                 CROSS JOIN LATERAL (SELECT workspace_id, event_id FROM pipeline_pending q
-                                      WHERE q.workspace_id = k.ws AND q.event_id = k.id FOR UPDATE SKIP LOCKED) AS q) AS l
-        WHERE p.workspace_id = l.workspace_id AND p.event_id = l.event_id
-       RETURNING p.workspace_id, p.event_id),
+     claimed AS (${exclusive ? CLAIM_EXCLUSIVE : CLAIM_SHARED}),
      found AS (
        SELECT e.seq, e.workspace_id, e.id, e.response_id, e.type, e.source, e.user_id, e.session_id, e.target_id, e.payload, e.metadata,
               e.edit_distance, e.occurred_at, e.received_at, e.duplicate_of, e.superseded_by, e.sample_weight,
               e.retracted_at IS NOT NULL AS retracted, p.status AS p_status, p.polarity AS p_polarity, p.severity AS p_severity,
               p.categories AS p_categories, p.value AS p_value, p.weight AS p_weight,
               r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
-              r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at
+              r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, ${exclusive ? TAGS_READ : 'NULL::text[]'} AS r_tags
          FROM claimed c
          CROSS JOIN LATERAL (SELECT e.* FROM feedback_event_ids k
                                JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
@@ -152,7 +177,9 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[]): P
       r.p_status === null
         ? null
         : { status: r.p_status, polarity: r.p_polarity, severity: r.p_severity, categories: r.p_categories ?? [], value: r.p_value, weight: r.p_weight };
-    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings, sampleWeight: r.sample_weight ?? 1, prior };
+    // The stored text, not a Date: the tags' key needs the timestamp's microseconds.
+    const listTags = exclusive && json.r_created_at !== null ? { tags: new Set(r.r_tags ?? []), createdAt: json.r_created_at } : null;
+    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings, sampleWeight: r.sample_weight ?? 1, prior, listTags };
   });
 }
 
