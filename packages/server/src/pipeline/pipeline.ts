@@ -9,12 +9,12 @@ import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
 import { probeDatabase, vacuumChurningTables } from '../db/database-upkeep.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
-import type { JobQueue } from '../queue/job-queue.js';
+import type { JobQueue, QueueCounts } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
 import { SqlLiveCounters, type LiveCounterReader } from '../store/live-counters.js';
 import type { RedisLiveCounters } from './live-counter-store.js';
-import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
+import type { EventKey, PipelineJobs, ProcessJobs } from './pipeline-jobs.js';
 import { PROCESS_EVENTS_MODULE, addReport, emptyReport, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
@@ -75,6 +75,13 @@ export interface PipelineDeps {
     | 'retentionIntervalMs'
   >;
   queue: JobQueue<PipelineJobs>;
+  /**
+   * The processing lane (production: the `pipeline-process` queue): `process` jobs run in slots
+   * of their own, never waiting behind the upkeep jobs of `queue` (rollups, rescores, sweeps,
+   * deliveries), which hold a slot for seconds. Without it, `process` jobs go on `queue` (embedded:
+   * PGlite runs one transaction at a time, so a lane of its own would run nothing sooner).
+   */
+  processQueue?: JobQueue<ProcessJobs>;
   /** Live counters in Redis (production; the composition root makes them): without them, the SQL table. */
   redisCounters?: RedisLiveCounters;
   sink?: StreamSink;
@@ -99,6 +106,8 @@ export class Pipeline {
   /** Today's numbers, from wherever this profile keeps them. */
   readonly liveCounters: LiveCounterReader;
   readonly #counters: CounterTarget;
+  /** Where `process` jobs go: the processing lane, or the one queue. */
+  readonly #processQueue: JobQueue<ProcessJobs>;
   readonly #redisCounters: RedisLiveCounters | undefined;
   /** Rollup arithmetic, in a thread of its own (rollup-pool.ts). */
   readonly #rollups = new RollupPool();
@@ -116,6 +125,7 @@ export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
     this.#processSizer = batchSizerFor(db, config.pipelineBatch);
+    this.#processQueue = deps.processQueue ?? deps.queue;
     if (deps.redisCounters) {
       this.#redisCounters = deps.redisCounters;
       this.liveCounters = this.#redisCounters;
@@ -139,7 +149,7 @@ export class Pipeline {
     if (this.#unsent.length >= this.deps.config.pipelineBatch) this.sendUnsent();
     // In process, while a process job runs the next one gathers what arrives and goes when it ends:
     // one-event jobs spent the database on each transaction's fixed cost alone.
-    else if (this.deps.queue.kind === 'memory' && this.#processJobs > 0) return;
+    else if (this.#processQueue.kind === 'memory' && this.#processJobs > 0) return;
     else this.#sendTimer ??= setTimeout(() => this.sendUnsent(), ENQUEUE_COALESCE_MS);
   }
 
@@ -156,15 +166,18 @@ export class Pipeline {
   async startWorker(): Promise<void> {
     if (this.#working) return;
     this.#working = true;
+    const processJob = async (data: ProcessJobs['process']): Promise<void> => {
+      this.#processJobs++;
+      try {
+        await this.process(data.events);
+      } finally {
+        if (--this.#processJobs === 0 && this.#unsent.length > 0) void this.sendUnsent();
+      }
+    };
+    if (this.#processQueue !== this.deps.queue) this.#processQueue.work({ process: processJob });
     this.deps.queue.work({
-      process: async (data) => {
-        this.#processJobs++;
-        try {
-          await this.process(data.events);
-        } finally {
-          if (--this.#processJobs === 0 && this.#unsent.length > 0) void this.sendUnsent();
-        }
-      },
+      // Also with a lane of its own: an API process of an earlier version still adds them here.
+      process: processJob,
       deliver: async (data) => {
         await this.deps.deliverWebhooks({ ids: data.ids });
       },
@@ -336,6 +349,8 @@ export class Pipeline {
   /** Resolves when the queue has nothing waiting, delayed or active (tests, benchmarks). */
   async idle(timeoutMs?: number): Promise<void> {
     await this.sendUnsent();
+    // A process job adds rescore and deliver jobs: the lane first, then the queue they went to.
+    if (this.#processQueue !== this.deps.queue) await this.#processQueue.idle(timeoutMs);
     return this.deps.queue.idle(timeoutMs);
   }
 
@@ -345,15 +360,19 @@ export class Pipeline {
     await Promise.all([this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch(failed), this.deps.queue.add('rollup', { workspaceId }).catch(failed)]);
   }
 
-  /** The queue's job counts (waiting, active, delayed, failed). */
-  queueCounts() {
-    return this.deps.queue.counts();
+  /** The job counts (waiting, active, delayed, failed) of the queue and the processing lane together. */
+  async queueCounts(): Promise<QueueCounts> {
+    const [queue, lane] = await Promise.all([this.deps.queue.counts(), this.#processQueue === this.deps.queue ? undefined : this.#processQueue.counts()]);
+    if (!lane) return queue;
+    return { waiting: queue.waiting + lane.waiting, active: queue.active + lane.active, delayed: queue.delayed + lane.delayed, failed: queue.failed + lane.failed };
   }
 
   /** Stops consuming (in-flight jobs finish first) and closes what the pipeline opened. */
   async close(): Promise<void> {
     clearInterval(this.#keeper);
     await this.sendUnsent();
+    // The lane first: its running jobs finish, and add their rescore and deliver jobs to the open queue.
+    if (this.#processQueue !== this.deps.queue) await this.#processQueue.close();
     await this.deps.queue.close();
     await this.#rollups.close();
     await this.#redisCounters?.close();
@@ -379,6 +398,6 @@ export class Pipeline {
     const size = this.deps.config.pipelineBatch;
     const jobs: Array<{ name: 'process'; data: PipelineJobs['process'] }> = [];
     for (let i = 0; i < keys.length; i += size) jobs.push({ name: 'process', data: { events: keys.slice(i, i + size) } });
-    if (jobs.length > 0) await this.deps.queue.addBulk(jobs);
+    if (jobs.length > 0) await this.#processQueue.addBulk(jobs);
   }
 }
