@@ -4,9 +4,8 @@
  * same handlers run on the in-process queue (embedded) and on BullMQ (production).
  */
 import type { Config } from '../config.js';
-import { storedFailure } from '../errors.js';
 import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
-import { probeDatabase, vacuumChurningTables } from '../db/database-upkeep.js';
+import { vacuumChurningTables } from '../db/database-upkeep.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
 import type { JobQueue, QueueCounts } from '../queue/job-queue.js';
@@ -15,7 +14,8 @@ import { applyEffects } from './effects.js';
 import { SqlLiveCounters, type LiveCounterReader } from '../store/live-counters.js';
 import type { RedisLiveCounters } from './live-counter-store.js';
 import type { EventKey, PipelineJobs, ProcessJobs } from './pipeline-jobs.js';
-import { PROCESS_EVENTS_MODULE, addReport, emptyReport, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import { addReport, emptyReport, type CounterTarget, type ProcessReport } from './process-events.js';
+import { processIsolating } from './process-isolating.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
 import { SingleFlight } from './single-flight.js';
@@ -24,7 +24,6 @@ import { rollupDirtyDays } from './rollup.js';
 import type { TrainingBatchKindName } from '@feedloop/core';
 import type { TrainingBatchView } from '../store/training-batches.js';
 import { upkeepEventLog } from '../store/event-log-upkeep.js';
-import { failPendingEvent } from '../store/feedback-signals.js';
 import { takeStalePending } from '../store/pipeline-pending.js';
 import { createTrainingBatch, makeDueTrainingBatches } from './training-batch-maker.js';
 import { runRetention, type RetentionReport } from './retention.js';
@@ -281,7 +280,7 @@ export class Pipeline {
     for (let at = 0; at < keys.length; ) {
       const chunk = keys.slice(at, at + this.#processSizer.size);
       at += chunk.length;
-      const report = await this.processIsolating(chunk);
+      const report = await processIsolating(this.deps.db, chunk, { counters: this.#counters, stream: this.deps.sink !== undefined, applyEffects: (id) => this.applyEffectsOf(id) });
       // The time the transaction held the database, not the time it waited for it.
       this.#processSizer.record(chunk.length, report.heldMs);
       if (report.effectId !== null) await this.applyEffectsOf(report.effectId);
@@ -295,33 +294,6 @@ export class Pipeline {
     }
     this.deps.observer?.processed?.(total, performance.now() - started);
     return total;
-  }
-
-  /**
-   * Processes a batch; when its transaction fails, finds the poison event by processing the
-   * events one at a time, and moves an event aside (`failed`, with the error) only when it fails
-   * alone while the database answers. A database outage is rethrown, for the queue to retry.
-   */
-  private async processIsolating(keys: readonly EventKey[]): Promise<ProcessReport> {
-    const { db } = this.deps;
-    const stream = this.deps.sink !== undefined;
-    try {
-      if (db.runInThread) return await db.runInThread<ProcessReport>(PROCESS_EVENTS_MODULE, 'processEventsHere', [keys, { counters: this.#counters.kind, stream }]);
-      return await processEvents(db, keys, { counters: this.#counters, stream });
-    } catch (err) {
-      await probeDatabase(this.deps.db); // throws when the database itself is away
-      if (keys.length === 1 && keys[0]) {
-        const failed = await failPendingEvent(this.deps.db, keys[0][0], keys[0][1], storedFailure(err));
-        return { ...emptyReport(), claimed: failed ? 1 : 0, failed: failed ? 1 : 0 };
-      }
-      const total = emptyReport();
-      for (const key of keys) {
-        const one = await this.processIsolating([key]);
-        if (one.effectId !== null) await this.applyEffectsOf(one.effectId);
-        addReport(total, one);
-      }
-      return total;
-    }
   }
 
   /**
