@@ -65,8 +65,8 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     db,
     config,
     queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency }, redis),
-    // Production: processing in a lane of its own, with as many slots again (pipeline-jobs.ts).
-    ...(redis && !parts.queue ? { processQueue: createJobQueue<ProcessJobs>(config, PROCESS_QUEUE, { concurrency: config.workerConcurrency }, redis) } : {}),
+    // Production: processing in a lane of its own, with slots of its own (pipeline-jobs.ts).
+    ...(redis && !parts.queue ? { processQueue: createJobQueue<ProcessJobs>(config, PROCESS_QUEUE, { concurrency: config.processConcurrency }, redis) } : {}),
     ...(redis ? { redisCounters: new RedisLiveCounters(redis.commands, config.redisPrefix) } : {}),
     ...(parts.sink ? { sink: parts.sink } : {}),
     deliverWebhooks: (selection) => deliverDueWebhooks(db, { ...selection, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl }),
