@@ -37,6 +37,7 @@ import {
   type BenchResult,
 } from './bench-server.js';
 import { createFreshDatabase } from './bench-database.js';
+import { describeCpu, sampleCpu } from './bench-measure.js';
 import { makeEvent, makeResponses, type ResponseRef } from './bench-workload.js';
 
 /** Responses the events spread over: 5 to 15 signals each by the end, hotter than most products see. */
@@ -121,6 +122,8 @@ interface LagRun {
   /** Events made and validated before the clock starts, so the schedule is not slowed by making them. */
   events: FeedbackEvent[];
   read(): Promise<Record<string, number>>;
+  /** The worker's pid, for the CPU line. */
+  workerPid: number;
 }
 
 /**
@@ -141,21 +144,30 @@ async function measureLag(run: LagRun): Promise<{ offered: number; achieved: num
   })();
   const batches = Math.round((run.rate * run.seconds) / LAG_BATCH);
   const interval = (1000 * LAG_BATCH) / run.rate;
+  const cpuBefore = sampleCpu(run.workerPid);
   const start = performance.now();
   let cumulative = 0;
+  let late = 0;
+  const commitMs: number[] = [];
   const inflight: Promise<void>[] = [];
   for (let b = 0; b < batches; b++) {
     const wait = start + b * interval - performance.now();
     if (wait > 0) await sleep(wait);
+    // How late the generator sends: late batches mean this process, not ingest, set the rate.
+    late = Math.max(late, -wait);
+    const sent = performance.now();
     inflight.push(
       run.ingest(run.events.slice(b * LAG_BATCH, (b + 1) * LAG_BATCH)).then((outcomes) => {
+        commitMs.push(performance.now() - sent);
         cumulative += outcomes.filter((o) => o.status === 'accepted').length;
         commits.push({ at: performance.now(), cumulative });
       }),
     );
   }
+  const issuedIn = performance.now() - start;
   await Promise.all(inflight);
   const achieved = (batches * LAG_BATCH) / ((performance.now() - start) / 1000);
+  const cpu = describeCpu(cpuBefore, sampleCpu(run.workerPid), 'worker');
   await waitFor('the counters', async () => (await totalNow()) - base >= cumulative);
   polling = false;
   await poller;
@@ -165,6 +177,11 @@ async function measureLag(run: LagRun): Promise<{ offered: number; achieved: num
     .sort((a, b) => a - b);
   const result = { offered: run.rate, achieved, p50: percentile(lags, 50), p99: percentile(lags, 99) };
   console.log(`lag commit → live counter at ${int(achieved)} events/s (offered ${int(run.rate)}): p50 ${dec(result.p50, 0)} ms, p99 ${dec(result.p99, 0)} ms over ${lags.length} batches`);
+  commitMs.sort((a, b) => a - b);
+  console.log(
+    `  generator: ${batches} batches sent in ${dec(issuedIn / 1000, 1)} s of ${run.seconds} s (latest ${dec(late, 0)} ms behind schedule); ` +
+      `ingest submit → commit p50 ${dec(percentile(commitMs, 50), 0)} ms, p99 ${dec(percentile(commitMs, 99), 0)} ms; ${cpu} (bench process = generator + ingest)`,
+  );
   return result;
 }
 
@@ -202,7 +219,7 @@ export async function runPipelineBench(): Promise<BenchResult[]> {
     await waitFor('the pipeline', async () => (await count(db, 'pipeline_pending')) === 0 && (await count(db, 'pipeline_effects')) === 0);
     const pipelineRate = eventsN / ((performance.now() - t0) / 1000);
     const processed = await count(db, 'feedback_signals');
-    console.log(`pipeline: ${int(processed)} events processed at ${int(pipelineRate)} events/s (worker concurrency ${WORKER_CONCURRENCY}, jobs of up to ${config.pipelineBatch})`);
+    console.log(`pipeline: ${int(processed)} events processed at ${int(pipelineRate)} events/s (worker: ${config.processConcurrency} processing + ${WORKER_CONCURRENCY} upkeep slots, jobs of up to ${config.pipelineBatch})`);
 
     // Lag: steady ingest while the worker runs, at a rate this machine sustains and at the target.
     const lag: Array<{ offered: number; achieved: number; p50: number; p99: number }> = [];
@@ -214,6 +231,7 @@ export async function runPipelineBench(): Promise<BenchResult[]> {
           seconds: lagSeconds,
           events,
           ingest: (batch) => services.ingest.submitFeedback(auth, batch),
+          workerPid: worker.pid,
           read: () => services.pipeline.liveCounters.read(workspace.id, utcDay(new Date())),
         }),
       );

@@ -6,13 +6,20 @@
  * the first read that shows it; "submit → visible" also counts the submission. The user already
  * has 2,000 events (the read's limit), so every correction also slides the window. Printed beside
  * the baseline of the same run: one plain context read of that user.
- * Run: node --import tsx bench/user-context-visible.ts (TEST_DATABASE_URL; CORRECTIONS=200; STORES=pglite,postgres).
+ * Stores: `pglite` and `postgres` with the in-process queue; `postgres+redis`, the production
+ * profile (BullMQ queues and live counters on Redis, TEST_REDIS_URL), the worker in the same process.
+ * Run: node --import tsx bench/user-context-visible.ts (TEST_DATABASE_URL; CORRECTIONS=200; STORES=pglite,postgres,postgres+redis).
  */
-import { BACKENDS, startTestApp } from '../packages/server/test/harness.js';
+import { BACKENDS, REDIS_URL, startTestApp } from '../packages/server/test/harness.js';
 import { seedUser } from './user-context-seed.js';
 
 const CORRECTIONS = Number(process.env.CORRECTIONS ?? 200);
-const STORES = (process.env.STORES ?? 'pglite,postgres').split(',');
+const STORES = (process.env.STORES ?? 'pglite,postgres,postgres+redis').split(',');
+const PROFILES = [
+  { name: 'pglite', backend: 'pglite', env: {} },
+  { name: 'postgres', backend: 'postgres', env: {} },
+  { name: 'postgres+redis', backend: 'postgres', env: { REDIS_URL } },
+] as const;
 const SIZE = 2_000;
 const POLL_LIMIT_MS = 10_000;
 
@@ -20,9 +27,10 @@ const quantile = (sorted: readonly number[], q: number): number => sorted[Math.m
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 const summary: string[] = [];
-for (const backend of BACKENDS.filter((b) => STORES.includes(b.name))) {
-  if (!backend.available) throw new Error(`${backend.name} is not available`);
-  const t = await startTestApp(await backend.open(), {}, { worker: true });
+for (const profile of PROFILES.filter((p) => STORES.includes(p.name))) {
+  const backend = BACKENDS.find((b) => b.name === profile.backend);
+  if (!backend?.available) throw new Error(`${profile.backend} is not available`);
+  const t = await startTestApp(await backend.open(), { ...profile.env }, { worker: true });
   const user = 'bench-visible';
   await seedUser(t, user, SIZE);
   const context = async (explain: boolean) => {
@@ -62,7 +70,7 @@ for (const backend of BACKENDS.filter((b) => STORES.includes(b.name))) {
   }
   for (const a of [plain, commitToVisible, submitToVisible]) a.sort((x, y) => x - y);
   const line =
-    `${backend.name}: commit → visible p50 ${ms(quantile(commitToVisible, 0.5))}, p99 ${ms(quantile(commitToVisible, 0.99))}, max ${ms(commitToVisible[commitToVisible.length - 1] as number)}` +
+    `${profile.name}: commit → visible p50 ${ms(quantile(commitToVisible, 0.5))}, p99 ${ms(quantile(commitToVisible, 0.99))}, max ${ms(commitToVisible[commitToVisible.length - 1] as number)}` +
     ` (${CORRECTIONS} corrections, ${(polls / CORRECTIONS).toFixed(2)} reads each); submit → visible p99 ${ms(quantile(submitToVisible, 0.99))}` +
     `  |  one plain read of the same user (pipeline idle) p50 ${ms(quantile(plain, 0.5))}, p99 ${ms(quantile(plain, 0.99))}: ratio ${(quantile(commitToVisible, 0.99) / quantile(plain, 0.99)).toFixed(2)} (p99)`;
   console.log(line);

@@ -138,7 +138,7 @@ function filterQuery(filters: readonly string[]): string {
 async function worker(config: Config): Promise<void> {
   const log = createLogger(config);
   const running = await startWorker(config);
-  log.info({ concurrency: config.workerConcurrency, stream: config.natsUrl ? 'nats' : 'none' }, 'feedloop worker running');
+  log.info({ concurrency: config.workerConcurrency, processConcurrency: config.processConcurrency, stream: config.natsUrl ? 'nats' : 'none' }, 'feedloop worker running');
   stopOnSignals(log, () => running.close(), config.shutdownTimeoutMs);
 }
 

@@ -53,6 +53,7 @@ const envSchema = z.object({
   FEEDLOOP_NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/).default('feedloop'),
   FEEDLOOP_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('feedloop'),
   FEEDLOOP_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  FEEDLOOP_PROCESS_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
   FEEDLOOP_PIPELINE_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
   FEEDLOOP_SWEEP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3_600).default(5),
   FEEDLOOP_SWEEP_GRACE_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
@@ -148,8 +149,14 @@ export interface Config {
   readonly natsSubjectPrefix: string;
   /** Prefix of every Redis key feedloop makes (queues, counters, rate limits): several deployments can share a Redis. */
   readonly redisPrefix: string;
-  /** Pipeline jobs a worker process runs at once. */
+  /** Upkeep jobs (rollups, rescores, sweeps, deliveries…) a worker process runs at once. */
   readonly workerConcurrency: number;
+  /**
+   * Processing jobs a worker process runs at once, in its lane of its own (production). Two: four
+   * 1,000-event transactions at once on a 2-core machine processed fewer events a second, not more
+   * (docs/benchmarks.md, "Fifth session").
+   */
+  readonly processConcurrency: number;
   /** Events per processing job at most. */
   readonly pipelineBatch: number;
   /** How often the outbox sweep looks for events, effects and webhook deliveries a queue lost. */
@@ -282,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     natsSubjectPrefix: e.FEEDLOOP_NATS_SUBJECT_PREFIX,
     redisPrefix: e.FEEDLOOP_REDIS_PREFIX,
     workerConcurrency: e.FEEDLOOP_WORKER_CONCURRENCY,
+    processConcurrency: e.FEEDLOOP_PROCESS_CONCURRENCY,
     pipelineBatch: e.FEEDLOOP_PIPELINE_BATCH,
     sweepIntervalMs: e.FEEDLOOP_SWEEP_INTERVAL_SECONDS * 1000,
     sweepGraceMs: e.FEEDLOOP_SWEEP_GRACE_SECONDS * 1000,

@@ -22,7 +22,7 @@ import { IngestService } from './ingest/ingest-service.js';
 import { createLogger, logOptions } from './log.js';
 import { injectApi, type ApiCall } from './mcp/api-call.js';
 import { Pipeline } from './pipeline/pipeline.js';
-import { PIPELINE_QUEUE, type PipelineJobs } from './pipeline/pipeline-jobs.js';
+import { PIPELINE_QUEUE, PROCESS_QUEUE, type PipelineJobs, type ProcessJobs } from './pipeline/pipeline-jobs.js';
 import { createJobQueue } from './queue/create-job-queue.js';
 import type { JobQueue } from './queue/job-queue.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
@@ -65,6 +65,8 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     db,
     config,
     queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency }, redis),
+    // Production: processing in a lane of its own, with slots of its own (pipeline-jobs.ts).
+    ...(redis && !parts.queue ? { processQueue: createJobQueue<ProcessJobs>(config, PROCESS_QUEUE, { concurrency: config.processConcurrency }, redis) } : {}),
     ...(redis ? { redisCounters: new RedisLiveCounters(redis.commands, config.redisPrefix) } : {}),
     ...(parts.sink ? { sink: parts.sink } : {}),
     deliverWebhooks: (selection) => deliverDueWebhooks(db, { ...selection, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl }),

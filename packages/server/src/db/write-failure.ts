@@ -45,6 +45,18 @@ const CONNECTION_MESSAGES = [
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /**
+ * Whether a transaction lost a deadlock or a serialization conflict (SQLSTATE class 40): the
+ * moment's doing, not its data's; the same transaction run again normally succeeds.
+ *
+ * @example
+ * isTransactionConflict(Object.assign(new Error('deadlock detected'), { code: '40P01' })) // true
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && SQLSTATE.test(code) && code.startsWith('40');
+}
+
+/**
  * Classifies a failed write by its error.
  *
  * @example

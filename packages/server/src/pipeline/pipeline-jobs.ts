@@ -26,5 +26,19 @@ export type PipelineJobs = {
   retention: Record<string, never>;
 };
 
-/** The queue's name (BullMQ) under the configured Redis prefix. */
+/** The jobs of the processing lane: a queue of their own in production ({@link PROCESS_QUEUE}). */
+export type ProcessJobs = Pick<PipelineJobs, 'process'>;
+
+/**
+ * The queue's name (BullMQ) under the configured Redis prefix: every job but `process` in
+ * production, and still `process` jobs an API process of an earlier version adds (a worker runs
+ * them from here too).
+ */
 export const PIPELINE_QUEUE = 'pipeline';
+
+/**
+ * The processing lane's queue (BullMQ): `process` jobs alone, worked with slots of their own. On
+ * the shared queue they waited behind the upkeep jobs (a day's rollup, the rescore loop, the
+ * sweep) that held the worker's slots for seconds: the commit → live counter lag was that wait.
+ */
+export const PROCESS_QUEUE = 'pipeline-process';

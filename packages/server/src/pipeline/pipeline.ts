@@ -4,18 +4,18 @@
  * same handlers run on the in-process queue (embedded) and on BullMQ (production).
  */
 import type { Config } from '../config.js';
-import { storedFailure } from '../errors.js';
 import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
-import { probeDatabase, vacuumChurningTables } from '../db/database-upkeep.js';
+import { vacuumChurningTables } from '../db/database-upkeep.js';
 import type { SqlClient } from '../db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
-import type { JobQueue } from '../queue/job-queue.js';
+import type { JobQueue, QueueCounts } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
 import { SqlLiveCounters, type LiveCounterReader } from '../store/live-counters.js';
 import type { RedisLiveCounters } from './live-counter-store.js';
-import type { EventKey, PipelineJobs } from './pipeline-jobs.js';
-import { PROCESS_EVENTS_MODULE, addReport, emptyReport, processEvents, type CounterTarget, type ProcessReport } from './process-events.js';
+import type { EventKey, PipelineJobs, ProcessJobs } from './pipeline-jobs.js';
+import { addReport, emptyReport, type CounterTarget, type ProcessReport } from './process-events.js';
+import { processIsolating } from './process-isolating.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
 import { SingleFlight } from './single-flight.js';
@@ -24,7 +24,6 @@ import { rollupDirtyDays } from './rollup.js';
 import type { TrainingBatchKindName } from '@feedloop/core';
 import type { TrainingBatchView } from '../store/training-batches.js';
 import { upkeepEventLog } from '../store/event-log-upkeep.js';
-import { failPendingEvent } from '../store/feedback-signals.js';
 import { takeStalePending } from '../store/pipeline-pending.js';
 import { createTrainingBatch, makeDueTrainingBatches } from './training-batch-maker.js';
 import { runRetention, type RetentionReport } from './retention.js';
@@ -75,6 +74,13 @@ export interface PipelineDeps {
     | 'retentionIntervalMs'
   >;
   queue: JobQueue<PipelineJobs>;
+  /**
+   * The processing lane (production: the `pipeline-process` queue): `process` jobs run in slots
+   * of their own, never waiting behind the upkeep jobs of `queue` (rollups, rescores, sweeps,
+   * deliveries), which hold a slot for seconds. Without it, `process` jobs go on `queue` (embedded:
+   * PGlite runs one transaction at a time, so a lane of its own would run nothing sooner).
+   */
+  processQueue?: JobQueue<ProcessJobs>;
   /** Live counters in Redis (production; the composition root makes them): without them, the SQL table. */
   redisCounters?: RedisLiveCounters;
   sink?: StreamSink;
@@ -99,6 +105,8 @@ export class Pipeline {
   /** Today's numbers, from wherever this profile keeps them. */
   readonly liveCounters: LiveCounterReader;
   readonly #counters: CounterTarget;
+  /** Where `process` jobs go: the processing lane, or the one queue. */
+  readonly #processQueue: JobQueue<ProcessJobs>;
   readonly #redisCounters: RedisLiveCounters | undefined;
   /** Rollup arithmetic, in a thread of its own (rollup-pool.ts). */
   readonly #rollups = new RollupPool();
@@ -116,6 +124,7 @@ export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
     this.#processSizer = batchSizerFor(db, config.pipelineBatch);
+    this.#processQueue = deps.processQueue ?? deps.queue;
     if (deps.redisCounters) {
       this.#redisCounters = deps.redisCounters;
       this.liveCounters = this.#redisCounters;
@@ -139,7 +148,7 @@ export class Pipeline {
     if (this.#unsent.length >= this.deps.config.pipelineBatch) this.sendUnsent();
     // In process, while a process job runs the next one gathers what arrives and goes when it ends:
     // one-event jobs spent the database on each transaction's fixed cost alone.
-    else if (this.deps.queue.kind === 'memory' && this.#processJobs > 0) return;
+    else if (this.#processQueue.kind === 'memory' && this.#processJobs > 0) return;
     else this.#sendTimer ??= setTimeout(() => this.sendUnsent(), ENQUEUE_COALESCE_MS);
   }
 
@@ -156,15 +165,18 @@ export class Pipeline {
   async startWorker(): Promise<void> {
     if (this.#working) return;
     this.#working = true;
+    const processJob = async (data: ProcessJobs['process']): Promise<void> => {
+      this.#processJobs++;
+      try {
+        await this.process(data.events);
+      } finally {
+        if (--this.#processJobs === 0 && this.#unsent.length > 0) void this.sendUnsent();
+      }
+    };
+    if (this.#processQueue !== this.deps.queue) this.#processQueue.work({ process: processJob });
     this.deps.queue.work({
-      process: async (data) => {
-        this.#processJobs++;
-        try {
-          await this.process(data.events);
-        } finally {
-          if (--this.#processJobs === 0 && this.#unsent.length > 0) void this.sendUnsent();
-        }
-      },
+      // Also with a lane of its own: an API process of an earlier version still adds them here.
+      process: processJob,
       deliver: async (data) => {
         await this.deps.deliverWebhooks({ ids: data.ids });
       },
@@ -268,7 +280,7 @@ export class Pipeline {
     for (let at = 0; at < keys.length; ) {
       const chunk = keys.slice(at, at + this.#processSizer.size);
       at += chunk.length;
-      const report = await this.processIsolating(chunk);
+      const report = await processIsolating(this.deps.db, chunk, { counters: this.#counters, stream: this.deps.sink !== undefined, applyEffects: (id) => this.applyEffectsOf(id) });
       // The time the transaction held the database, not the time it waited for it.
       this.#processSizer.record(chunk.length, report.heldMs);
       if (report.effectId !== null) await this.applyEffectsOf(report.effectId);
@@ -282,33 +294,6 @@ export class Pipeline {
     }
     this.deps.observer?.processed?.(total, performance.now() - started);
     return total;
-  }
-
-  /**
-   * Processes a batch; when its transaction fails, finds the poison event by processing the
-   * events one at a time, and moves an event aside (`failed`, with the error) only when it fails
-   * alone while the database answers. A database outage is rethrown, for the queue to retry.
-   */
-  private async processIsolating(keys: readonly EventKey[]): Promise<ProcessReport> {
-    const { db } = this.deps;
-    const stream = this.deps.sink !== undefined;
-    try {
-      if (db.runInThread) return await db.runInThread<ProcessReport>(PROCESS_EVENTS_MODULE, 'processEventsHere', [keys, { counters: this.#counters.kind, stream }]);
-      return await processEvents(db, keys, { counters: this.#counters, stream });
-    } catch (err) {
-      await probeDatabase(this.deps.db); // throws when the database itself is away
-      if (keys.length === 1 && keys[0]) {
-        const failed = await failPendingEvent(this.deps.db, keys[0][0], keys[0][1], storedFailure(err));
-        return { ...emptyReport(), claimed: failed ? 1 : 0, failed: failed ? 1 : 0 };
-      }
-      const total = emptyReport();
-      for (const key of keys) {
-        const one = await this.processIsolating([key]);
-        if (one.effectId !== null) await this.applyEffectsOf(one.effectId);
-        addReport(total, one);
-      }
-      return total;
-    }
   }
 
   /**
@@ -336,6 +321,8 @@ export class Pipeline {
   /** Resolves when the queue has nothing waiting, delayed or active (tests, benchmarks). */
   async idle(timeoutMs?: number): Promise<void> {
     await this.sendUnsent();
+    // A process job adds rescore and deliver jobs: the lane first, then the queue they went to.
+    if (this.#processQueue !== this.deps.queue) await this.#processQueue.idle(timeoutMs);
     return this.deps.queue.idle(timeoutMs);
   }
 
@@ -345,15 +332,19 @@ export class Pipeline {
     await Promise.all([this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch(failed), this.deps.queue.add('rollup', { workspaceId }).catch(failed)]);
   }
 
-  /** The queue's job counts (waiting, active, delayed, failed). */
-  queueCounts() {
-    return this.deps.queue.counts();
+  /** The job counts (waiting, active, delayed, failed) of the queue and the processing lane together. */
+  async queueCounts(): Promise<QueueCounts> {
+    const [queue, lane] = await Promise.all([this.deps.queue.counts(), this.#processQueue === this.deps.queue ? undefined : this.#processQueue.counts()]);
+    if (!lane) return queue;
+    return { waiting: queue.waiting + lane.waiting, active: queue.active + lane.active, delayed: queue.delayed + lane.delayed, failed: queue.failed + lane.failed };
   }
 
   /** Stops consuming (in-flight jobs finish first) and closes what the pipeline opened. */
   async close(): Promise<void> {
     clearInterval(this.#keeper);
     await this.sendUnsent();
+    // The lane first: its running jobs finish, and add their rescore and deliver jobs to the open queue.
+    if (this.#processQueue !== this.deps.queue) await this.#processQueue.close();
     await this.deps.queue.close();
     await this.#rollups.close();
     await this.#redisCounters?.close();
@@ -379,6 +370,6 @@ export class Pipeline {
     const size = this.deps.config.pipelineBatch;
     const jobs: Array<{ name: 'process'; data: PipelineJobs['process'] }> = [];
     for (let i = 0; i < keys.length; i += size) jobs.push({ name: 'process', data: { events: keys.slice(i, i + size) } });
-    if (jobs.length > 0) await this.deps.queue.addBulk(jobs);
+    if (jobs.length > 0) await this.#processQueue.addBulk(jobs);
   }
 }

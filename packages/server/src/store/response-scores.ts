@@ -116,8 +116,18 @@ export async function writeScores(tx: SqlExecutor, scores: readonly ScoreRow[], 
   );
 }
 
-/** Deletes the marks whose version is still the one read; a response marked again meanwhile stays dirty. */
+/**
+ * Deletes the marks whose version is still the one read; a response marked again meanwhile stays
+ * dirty. The marks are locked first in key order, the order processing's {@link markResponsesDirty}
+ * takes them in: deleted in the plan's order, a rescore and a processing transaction deadlocked.
+ */
 export async function clearScoreMarks(tx: SqlExecutor, marks: readonly ScoreMark[]): Promise<void> {
+  await tx.query(
+    `SELECT 1 FROM score_dirty AS d JOIN json_to_recordset($1::json) AS x(ws text, rid text) ON d.workspace_id = x.ws AND d.response_id = x.rid
+      ORDER BY d.workspace_id, d.response_id FOR UPDATE OF d`,
+    [JSON.stringify(marks)],
+    { prepare: true },
+  );
   await tx.query(
     `DELETE FROM score_dirty AS d USING json_to_recordset($1::json) AS x(ws text, rid text, version bigint)
       WHERE d.workspace_id = x.ws AND d.response_id = x.rid AND d.version = x.version`,
