@@ -92,9 +92,30 @@ export function stableStringify(value: unknown): string {
  * contentFingerprint({ responseId: 'r', type: 'thumbs_up', payload: {} }, 'c1f…') // '["client:c1f…","r",…]'
  */
 export function contentFingerprint(event: FeedbackEvent, client?: string): string | undefined {
-  const who = event.userId ?? (event.sessionId ? `session:${event.sessionId}` : client ? `client:${client}` : undefined);
+  const who = voterOf(event) ?? (client ? `client:${client}` : undefined);
   if (who === undefined) return undefined;
   return `[${JSON.stringify(who)},${JSON.stringify(event.responseId)},${JSON.stringify(event.targetId ?? '')},${JSON.stringify(event.type)},${stableStringify(event.payload)}]`;
+}
+
+/**
+ * Who an event votes as: its user, else its session (`session:<id>`). A reviewer's vote is kept
+ * apart from the same id's own votes (`review:<user>`), and a judge votes as its evaluator
+ * (`judge:<evaluatorId>`) whatever user it names, so a judge re-judging a response replaces its
+ * answer and never a user's. `undefined`: nobody to replace votes for.
+ *
+ * @example
+ * voterOf({ type: 'thumbs_up', userId: 'u', responseId: 'r', payload: {} }) // 'u'
+ * voterOf({ type: 'thumbs_up', source: 'judge', metadata: { evaluatorId: 'e1' }, responseId: 'r', payload: {} }) // 'judge:e1'
+ */
+export function voterOf(event: FeedbackEvent): string | undefined {
+  const source = sourceOfEvent(event);
+  if (source === 'judge') {
+    const id = event.metadata?.['evaluatorId'];
+    return typeof id === 'string' && id !== '' ? `judge:${id}` : undefined;
+  }
+  const who = event.userId ?? (event.sessionId ? `session:${event.sessionId}` : undefined);
+  if (who === undefined) return undefined;
+  return source === 'review' ? `review:${who}` : who;
 }
 
 /**
@@ -108,7 +129,7 @@ export function contentFingerprint(event: FeedbackEvent, client?: string): strin
  * voteSlot({ type: 'rating', userId: 'u', responseId: 'r', payload: { rating: 3, aspect: 'tone' } }) // 'rating:"tone"'
  */
 export function voteSlot(event: FeedbackEvent): string | undefined {
-  if (event.userId === undefined && event.sessionId === undefined) return undefined;
+  if (voterOf(event) === undefined) return undefined;
   switch (event.type) {
     case 'thumbs_up':
     case 'thumbs_down':
@@ -120,6 +141,9 @@ export function voteSlot(event: FeedbackEvent): string | undefined {
     case 'score':
       // One score per (response, name, voter), as issue 26 asks; per target as thumbs are.
       return `score:${JSON.stringify(event.payload.name)}:${JSON.stringify(event.targetId ?? '')}`;
+    case 'preference':
+      // One preference per voter and pair: the slot names the other response of the pair.
+      return `preference:${JSON.stringify(event.payload.pair.find((id) => id !== event.responseId) ?? '')}`;
     default:
       return undefined;
   }

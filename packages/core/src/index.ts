@@ -35,7 +35,7 @@ export {
   type ScoreEventView,
 } from './compat/langfuse-events.js';
 export { summarizeSession, type SessionFeedbackEvent, type SessionSummary } from './compat/session-summary.js';
-export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, type Judgement, type ResponseFacts } from './acceptance.js';
+export { contentFingerprint, judgeFeedback, stableStringify, voteSlot, voterOf, type Judgement, type ResponseFacts } from './acceptance.js';
 export { DAY_MS } from './time.js';
 export { correctedPair, revisionOf, storedCorrectionPair, type CorrectedPair, type RevisingEvent } from './corrected-pair.js';
 export { editDistancePercent, lcsLength } from './edit-distance.js';
@@ -81,6 +81,7 @@ export { classifyIpAddress, type IpAddressClass } from './ip-address.js';
 export { ID_PATTERN, LIMITS } from './limits.js';
 export { classify } from './signals/classify.js';
 export { compositeScore } from './signals/composite-score.js';
+export { judgeWeight } from './signals/judge-weight.js';
 export { ROLLUP_DIMENSIONS, computeDailyMetrics, type DailyMetrics, type RollupRow } from './stats/daily-metrics.js';
 export { dedupStage } from './signals/dedup.js';
 export { documentTallies, effectiveness, type DocumentTally } from './signals/document-tally.js';
@@ -261,6 +262,7 @@ export {
   type StatsInput,
   type StatsMeasures,
   type StatsReport,
+  type SourceMeasures,
 } from './stats/feedback-stats.js';
 export { anonymizedFeedback, type AnonymizedFeedback } from './training/anonymized.js';
 export { buildRows, groupProvenance, type RowProvenance } from './training/build-rows.js';
@@ -282,6 +284,7 @@ export { ktoRows, type KtoRow } from './training/kto.js';
 export { DEDUP_REASONS, LEFT_OUT_REASONS, exclusionReasons, type ReasonCounts } from './training/left-out.js';
 export { DEFAULT_NLI_WEIGHT, nliSamples, type NliSample } from './training/nli.js';
 export { openaiPreferenceRow, preferencePairs, trlDpoRow, type OpenAiPreferenceRow, type PairSource, type PreferencePair } from './training/preference.js';
+export { tallyPreferences, votedPairs, type PreferenceTally, type VotedPair } from './training/preference-votes.js';
 export { eventSignals, responseSignal, rewardPairRow, type RewardPairRow } from './training/reward.js';
 export { openaiChatRow, promptMessages, sftExamples, trlSftRow, type ChatMessage, type SftExample } from './training/sft.js';
 export { MAJORITY_RATIO, exampleContext, majorityVerdict, trainingExamples, type TrainingExample } from './training/training-example.js';

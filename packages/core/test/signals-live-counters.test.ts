@@ -149,6 +149,7 @@ describe('liveStatsFromFields', () => {
       byType: { thumbs_up: 3, correction: 2 },
       byPolarity: { positive: 3, negative: 1, neutral: 0 },
       bySeverity: { high: 1 },
+      bySource: {},
     });
   });
 
@@ -160,6 +161,7 @@ describe('liveStatsFromFields', () => {
       byType: {},
       byPolarity: { positive: 0, negative: 0, neutral: 0 },
       bySeverity: {},
+      bySource: {},
     });
   });
 
@@ -169,6 +171,7 @@ describe('liveStatsFromFields', () => {
       polarity: fc.constantFrom('positive', 'negative', 'neutral'),
       severity: fc.constantFrom('none', 'low', 'medium', 'high'),
       status: fc.constantFrom('counted', 'dropped'),
+      source: fc.constantFrom('explicit', 'implicit', 'outcome', 'review', 'judge'),
     });
     fc.assert(
       fc.property(fc.array(input, { maxLength: 40 }), (events) => {
@@ -180,8 +183,11 @@ describe('liveStatsFromFields', () => {
         expect(stats.total).toBe(events.length);
         expect(stats.dropped).toBe(events.length - counted.length);
         expect(sum(stats.byType)).toBe(stats.total);
-        expect(sum(stats.byPolarity)).toBe(stats.total - stats.dropped);
-        expect(sum(stats.bySeverity)).toBe(counted.filter((e) => e.severity !== 'none').length);
+        // Every counted event has its source; only the users' have a polarity and a severity.
+        const byUsers = counted.filter((e) => e.source !== 'review' && e.source !== 'judge');
+        expect(sum(stats.bySource)).toBe(stats.total - stats.dropped);
+        expect(sum(stats.byPolarity)).toBe(byUsers.length);
+        expect(sum(stats.bySeverity)).toBe(byUsers.filter((e) => e.severity !== 'none').length);
       }),
     );
   });
@@ -193,6 +199,13 @@ describe('ratedCounterFields and ratedFromFields', () => {
     expect(ratedCounterFields('rating', 'negative')).toEqual(['rated:negative']);
     expect(ratedCounterFields('rating', 'neutral')).toEqual([]);
     expect(ratedCounterFields('correction', 'negative')).toEqual([]);
+  });
+
+  it('leaves a reviewer’s and a judge’s ratings out of today’s satisfaction', () => {
+    expect(ratedCounterFields('thumbs_up', 'positive', 'explicit')).toEqual(['rated:positive']);
+    expect(ratedCounterFields('thumbs_up', 'positive', 'judge')).toEqual([]);
+    expect(ratedCounterFields('thumbs_down', 'negative', 'review')).toEqual([]);
+    expect(liveCounterFields({ type: 'thumbs_up', polarity: 'positive', severity: 'none', status: 'counted', source: 'judge' })).toEqual(['total', 'type:thumbs_up', 'source:judge']);
   });
 
   it('reads them back, missing or broken fields as 0', () => {

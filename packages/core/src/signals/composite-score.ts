@@ -6,6 +6,8 @@
 import type { WorkspaceSettings } from '../workspace-settings.js';
 import { changedPercent } from './classify.js';
 import type { CompositeScore, ScoredSignal, SignalConflict } from './signal-types.js';
+import { isUserSource } from '../event-types.js';
+import { judgeWeight } from './judge-weight.js';
 import { DEFAULT_SIGNAL_WEIGHTS, signalWeight } from './signal-weights.js';
 import { decayFactor } from './weigh.js';
 
@@ -64,7 +66,8 @@ function findConflicts(ordered: readonly ScoredSignal[], heavyEditPercent: numbe
   const byVoter = new Map<string, { userId: string; indexes: number[] }>();
   ordered.forEach((signal, index) => {
     if (signal.userId === null || signal.polarity === 'neutral') return;
-    const voter = `${signal.userId}\u0000${signal.verified === false ? 'unverified' : 'verified'}`;
+    // A reviewer's or a judge's verdict is not the user changing their mind: sources never conflict.
+    const voter = `${signal.userId}\u0000${signal.verified === false ? 'unverified' : 'verified'}\u0000${signal.source === undefined || isUserSource(signal.source) ? 'user' : signal.source}`;
     const entry = byVoter.get(voter) ?? { userId: signal.userId, indexes: [] };
     entry.indexes.push(index);
     byVoter.set(voter, entry);
@@ -125,10 +128,10 @@ export function compositeScore(signals: readonly ScoredSignal[], settings: Works
   let weightedValues = 0;
   ordered.forEach((signal, index) => {
     const conflictFactor = discounted.has(index) ? settings.conflictDiscount : 1;
-    const weight =
-      (signal.scoreWeight ?? signalWeight(signal.signalClass, signal.polarity, settings)) *
-      decayFactor(signal.occurredAt, asOf, settings.decayHalfLifeDays) *
-      conflictFactor;
+    const humanWeight = signal.scoreWeight ?? signalWeight(signal.signalClass, signal.polarity, settings);
+    // A reviewer's signal weighs as a person's; a judge's as judgeWeight decides (issue 28).
+    const sourceWeight = signal.source === 'judge' ? judgeWeight(signal, humanWeight, settings) : humanWeight;
+    const weight = sourceWeight * decayFactor(signal.occurredAt, asOf, settings.decayHalfLifeDays) * conflictFactor;
     if (!(weight > 0)) return;
     weightSum += weight;
     weightedValues += weight * signal.value;

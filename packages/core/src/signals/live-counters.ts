@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { FeedbackEventType } from '../event-types.js';
+import { isUserSource, type FeedbackEventType } from '../event-types.js';
 import type { Polarity, Severity } from './signal-types.js';
 import { RATING_TYPES } from '../stats/stats-sums.js';
 
@@ -18,6 +18,8 @@ const DROPPED_FIELD = 'dropped';
 const TYPE_PREFIX = 'type:';
 const POLARITY_PREFIX = 'polarity:';
 const SEVERITY_PREFIX = 'severity:';
+/** Prefix of the counted events per source: `source:judge`. */
+const SOURCE_PREFIX = 'source:';
 /** Length of an ISO-8601 `YYYY-MM-DD` date at the start of `toISOString()`. */
 const ISO_DAY_LENGTH = 10;
 /** Counted ratings by polarity, kept under the day the event occurred (not received): see {@link ratedCounterFields}. */
@@ -43,6 +45,8 @@ export interface LiveCounterInput {
   severity: Severity;
   /** `counted`: it went into scores and rollups; `dropped`: it was judged a duplicate or superseded. */
   status: 'counted' | 'dropped';
+  /** The event's source; absent: a user's. */
+  source?: string;
 }
 
 /**
@@ -56,6 +60,8 @@ export interface LiveCounterInput {
  * // ['total', 'type:thumbs_down', 'polarity:negative', 'severity:medium']
  * liveCounterFields({ type: 'thumbs_up', polarity: 'positive', severity: 'none', status: 'dropped' })
  * // ['total', 'type:thumbs_up', 'dropped']
+ * liveCounterFields({ type: 'thumbs_up', polarity: 'positive', severity: 'none', status: 'counted', source: 'judge' })
+ * // ['total', 'type:thumbs_up', 'source:judge']
  */
 export function liveCounterFields(input: LiveCounterInput): string[] {
   const fields = [TOTAL_FIELD, `${TYPE_PREFIX}${input.type}`];
@@ -63,6 +69,9 @@ export function liveCounterFields(input: LiveCounterInput): string[] {
     fields.push(DROPPED_FIELD);
     return fields;
   }
+  if (input.source !== undefined) fields.push(`${SOURCE_PREFIX}${input.source}`);
+  // Polarity and severity are what users said; a reviewer's or a judge's verdict counts by source only.
+  if (input.source !== undefined && !isUserSource(input.source)) return fields;
   fields.push(`${POLARITY_PREFIX}${input.polarity}`);
   if (input.severity !== 'none') fields.push(`${SEVERITY_PREFIX}${input.severity}`);
   return fields;
@@ -115,8 +124,10 @@ export function mergeCounterDeltas(a: CounterDeltas, b: CounterDeltas): CounterD
  * @example
  * ratedCounterFields('thumbs_up', 'positive') // ['rated:positive']
  * ratedCounterFields('comment', 'neutral') // []
+ * ratedCounterFields('thumbs_up', 'positive', 'judge') // [] (today's satisfaction is the users')
  */
-export function ratedCounterFields(type: FeedbackEventType, polarity: Polarity): string[] {
+export function ratedCounterFields(type: FeedbackEventType, polarity: Polarity, source?: string): string[] {
+  if (source !== undefined && !isUserSource(source)) return [];
   return RATED_TYPES.has(type) && polarity !== 'neutral' ? [`${RATED_PREFIX}${polarity}`] : [];
 }
 
@@ -146,6 +157,8 @@ export interface LiveStats {
   byPolarity: { positive: number; negative: number; neutral: number };
   /** Counted events per severity (`low`, `medium`, `high`); absent severities are 0. */
   bySeverity: Record<string, number>;
+  /** Counted events per source (`explicit`, …, `review`, `judge`); absent sources are 0. */
+  bySource: Record<string, number>;
 }
 
 /**
@@ -157,11 +170,12 @@ export interface LiveStats {
  * @example
  * liveStatsFromFields('2026-03-02', { total: 3, dropped: 1, 'type:thumbs_up': 3, 'polarity:positive': 2 })
  * // { day: '2026-03-02', total: 3, dropped: 1, byType: { thumbs_up: 3 },
- * //   byPolarity: { positive: 2, negative: 0, neutral: 0 }, bySeverity: {} }
+ * //   byPolarity: { positive: 2, negative: 0, neutral: 0 }, bySeverity: {}, bySource: {} }
  */
 export function liveStatsFromFields(day: string, fields: Record<string, number>): LiveStats {
   const byType: Array<[string, number]> = [];
   const bySeverity: Array<[string, number]> = [];
+  const bySource: Array<[string, number]> = [];
   const byPolarity = { positive: 0, negative: 0, neutral: 0 };
   let total = 0;
   let dropped = 0;
@@ -171,13 +185,14 @@ export function liveStatsFromFields(day: string, fields: Record<string, number>)
     else if (field === DROPPED_FIELD) dropped = raw;
     else if (field.startsWith(TYPE_PREFIX)) byType.push([field.slice(TYPE_PREFIX.length), raw]);
     else if (field.startsWith(SEVERITY_PREFIX)) bySeverity.push([field.slice(SEVERITY_PREFIX.length), raw]);
+    else if (field.startsWith(SOURCE_PREFIX)) bySource.push([field.slice(SOURCE_PREFIX.length), raw]);
     else if (field.startsWith(POLARITY_PREFIX)) {
       const polarity = field.slice(POLARITY_PREFIX.length);
       if (polarity === 'positive' || polarity === 'negative' || polarity === 'neutral') byPolarity[polarity] = raw;
     }
   }
   // Object.fromEntries defines own properties, so a field such as `type:__proto__` stays data.
-  return { day, total, dropped, byType: Object.fromEntries(byType), byPolarity, bySeverity: Object.fromEntries(bySeverity) };
+  return { day, total, dropped, byType: Object.fromEntries(byType), byPolarity, bySeverity: Object.fromEntries(bySeverity), bySource: Object.fromEntries(bySource) };
 }
 
 /** Adds `amount` to one field, creating the workspace and day levels as needed. */

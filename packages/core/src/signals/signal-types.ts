@@ -4,7 +4,7 @@
  * adapters load them from the store and write their results back.
  */
 import type { FeedbackEvent } from '../event-schema.js';
-import type { FeedbackEventType } from '../event-types.js';
+import type { FeedbackEventType, SignalSource } from '../event-types.js';
 
 /** Whether a signal says the response was good, bad, or neither. */
 export type Polarity = 'positive' | 'negative' | 'neutral';
@@ -123,6 +123,14 @@ export interface ScoredSignal {
    * scaled to [-1, 1] (core's `scoreReward`).
    */
   scoreWeight?: number;
+  /**
+   * Who gave the signal (core's `SignalSource`); absent counts as its type's own. A `review`
+   * weighs as a user's signal of its type; a `judge` weighs what `judgeWeight` says (0 until
+   * issue 28 calibrates judges).
+   */
+  source?: SignalSource;
+  /** A judge signal's evaluator (`metadata.evaluatorId`). */
+  evaluatorId?: string;
 }
 
 /** Two signals of one user on one response that disagree, and what the score made of it. */

@@ -88,6 +88,12 @@ export interface StatsReport extends StatsMeasures {
   /** Satisfaction over the last 7 days of the range, with its interval. */
   rolling7DaySatisfaction: RateInterval;
   byCategory: Record<string, { positive: number; negative: number }>;
+  /**
+   * Counted events per source, of every source (explicit, implicit, outcome, review, judge), with
+   * the positive and negative ratings among them and their rate. The report's other figures are
+   * the users' (review and judge left out); this is where reviewers and judges show, apart.
+   */
+  bySource: Record<string, SourceMeasures>;
   byDay: StatsDayPoint[];
   topIssues: Array<{ query: string; negativeCount: number }>;
   /** Negative events per error category, most frequent first, with each one's share of them. */
@@ -101,8 +107,17 @@ export interface StatsReport extends StatsMeasures {
   baseline: StatsBaseline;
 }
 
+/** One source's share of a selection: its counted events, and the ratings (thumbs, stars, usefulness) among them. */
+export interface SourceMeasures {
+  events: number;
+  positive: number;
+  negative: number;
+  /** positive / (positive + negative) × 100, with 2 decimals; null without ratings. */
+  positiveRate: number | null;
+}
+
 /** How `GET /v1/stats` groups. */
-export const STATS_GROUP_BY = ['day', 'week', 'agent', 'model', 'queryType', 'variant', 'category'] as const;
+export const STATS_GROUP_BY = ['day', 'week', 'agent', 'model', 'queryType', 'variant', 'category', 'source'] as const;
 export type StatsGroupBy = (typeof STATS_GROUP_BY)[number];
 
 /** The report's inputs, as the adapter reads them from the rollups. */
@@ -171,6 +186,7 @@ export function buildStatsReport(input: StatsInput): StatsReport {
     ...measures,
     rolling7DaySatisfaction: rateInterval(weekPositive, weekPositive + weekNegative),
     byCategory: byCategoryOf(total),
+    bySource: bySourceOf(total),
     byDay,
     topIssues: topIssuesOf(input.issues, input.topIssues ?? 10),
     errorCategories: errorCategoriesOf(total),
@@ -267,8 +283,32 @@ function groupsOf(input: StatsInput, perDay: ReadonlyArray<{ date: string; sums:
   } else if (input.groupBy === 'category') {
     // Categories belong to events, not responses: a category group has its ratings only.
     groups = Object.entries(byCategoryOf(total)).map(([key, c]) => ({ key, sums: { ...emptySums(), positiveRatings: c.positive, negativeRatings: c.negative } }));
+  } else if (input.groupBy === 'source') {
+    // Sources belong to events: a source group has its events and ratings only, so the explicit
+    // group's ratings are the report's own and a judge's show beside them, never inside.
+    groups = Object.entries(bySourceOf(total)).map(([key, c]) => ({
+      key,
+      sums: { ...emptySums(), events: c.events, positiveRatings: c.positive, negativeRatings: c.negative },
+    }));
   } else groups = [...(input.groups ?? [])].sort((a, b) => compareCodeUnits(a.key, b.key));
   return groups.map((g) => ({ key: g.key, ...measuresOf(g.sums) }));
+}
+
+/**
+ * Per source: its events and ratings. Days rolled up before sources were summed have no split;
+ * their events count in `events` only (docs/metrics.md).
+ */
+function bySourceOf(s: StatsSums): Record<string, SourceMeasures> {
+  const events = s.sourceEvents ?? {};
+  const positive = s.sourcePositive ?? {};
+  const negative = s.sourceNegative ?? {};
+  const keys = [...new Set([...Object.keys(events), ...Object.keys(positive), ...Object.keys(negative)])].sort(compareCodeUnits);
+  return Object.fromEntries(
+    keys.map((k) => {
+      const [p, n] = [countOf(positive, k), countOf(negative, k)];
+      return [k, { events: countOf(events, k), positive: p, negative: n, positiveRate: percentOf(p, p + n) }];
+    }),
+  );
 }
 
 function byCategoryOf(s: StatsSums): Record<string, { positive: number; negative: number }> {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { isUserSource } from '../event-types.js';
 import { RATING_TYPES, compareCodeUnits, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './stats-sums.js';
 
 /** A cell's coordinates; `''` stands for "none" (SQL keys cannot be null). */
@@ -131,10 +132,11 @@ const ratingTypes: ReadonlySet<string> = new Set(RATING_TYPES);
  * issueCounts([{ type: 'thumbs_down', polarity: 'negative', query: 'Reset password?' }])
  * // [{ query: 'reset password', negatives: 1 }]
  */
-export function issueCounts(events: ReadonlyArray<Pick<SummedEvent, 'type' | 'polarity'> & { query: string }>): Array<{ query: string; negatives: number }> {
+export function issueCounts(events: ReadonlyArray<Pick<SummedEvent, 'type' | 'polarity' | 'source'> & { query: string }>): Array<{ query: string; negatives: number }> {
   const counts = new Map<string, number>();
   for (const e of events) {
-    if (e.polarity !== 'negative' || !ratingTypes.has(e.type)) continue;
+    // Top issues are the queries users rated down; a reviewer's or a judge's verdict is not one.
+    if (e.polarity !== 'negative' || !ratingTypes.has(e.type) || (e.source !== undefined && !isUserSource(e.source))) continue;
     const query = normalizeQuery(e.query);
     if (query === '') continue;
     counts.set(query, (counts.get(query) ?? 0) + 1);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { FeedbackEventType } from '../event-types.js';
+import { isUserSource, sourceOfType, type FeedbackEventType } from '../event-types.js';
 import type { Polarity } from '../signals/signal-types.js';
 
 /** The explicit vote and rating types: ADR-016's `rating` column, and the satisfaction rate's population. */
@@ -34,6 +34,8 @@ export interface SummedEvent {
   occurredAt: Date;
   responseId: string;
   responseCreatedAt: Date;
+  /** The event's source; absent counts as a user's (rows of older callers). */
+  source?: string;
 }
 
 /** One response registered on the day and what its feedback (of any day) said. */
@@ -85,6 +87,15 @@ export interface StatsSums {
   negativeCategoryCounts: Record<string, number>;
   /** Category → positive events naming it (Phase 4.1 byCategory.positive). */
   positiveCategoryCounts: Record<string, number>;
+  /**
+   * Source → counted events of it, of every source: they add up to `events`. Every other measure
+   * above counts the users' sources only (explicit, implicit, outcome): a reviewer's or a judge's
+   * verdict is counted here and in the two below, never in a user figure (docs/metrics.md).
+   */
+  sourceEvents: Record<string, number>;
+  /** Source → positive / negative events of the rating types (as `positiveRatings`, per source). */
+  sourcePositive: Record<string, number>;
+  sourceNegative: Record<string, number>;
 }
 
 /**
@@ -101,8 +112,19 @@ export function sumsOf(events: readonly SummedEvent[], registered: readonly Summ
   const rejectedOnce = new Set<string>();
   const negative = new Map<string, number>();
   const positive = new Map<string, number>();
+  const bySource = new Map<string, number>();
+  const sourcePositive = new Map<string, number>();
+  const sourceNegative = new Map<string, number>();
   for (const e of events) {
     sums.events += 1;
+    const source = e.source ?? sourceOfType(e.type);
+    bySource.set(source, (bySource.get(source) ?? 0) + 1);
+    if (ratingTypes.has(e.type) && e.polarity !== 'neutral') {
+      const into = e.polarity === 'positive' ? sourcePositive : sourceNegative;
+      into.set(source, (into.get(source) ?? 0) + 1);
+    }
+    // What a reviewer or a judge said is counted by source above and in no user measure below.
+    if (e.source !== undefined && !isUserSource(e.source)) continue;
     if (ratingTypes.has(e.type)) {
       if (e.polarity === 'positive') sums.positiveRatings += 1;
       else if (e.polarity === 'negative') sums.negativeRatings += 1;
@@ -140,6 +162,9 @@ export function sumsOf(events: readonly SummedEvent[], registered: readonly Summ
   sums.firstPassAccepted = [...acceptedOnce].filter((id) => !rejectedOnce.has(id)).length;
   sums.negativeCategoryCounts = sortedRecord(negative);
   sums.positiveCategoryCounts = sortedRecord(positive);
+  sums.sourceEvents = sortedRecord(bySource);
+  sums.sourcePositive = sortedRecord(sourcePositive);
+  sums.sourceNegative = sortedRecord(sourceNegative);
 
   const sessions = new Set<string>();
   const escalated = new Set<string>();
@@ -183,6 +208,9 @@ export function emptySums(): StatsSums {
     valueCount: 0,
     negativeCategoryCounts: {},
     positiveCategoryCounts: {},
+    sourceEvents: {},
+    sourcePositive: {},
+    sourceNegative: {},
   };
 }
 
@@ -197,9 +225,12 @@ export function addSums(a: StatsSums, b: StatsSums): StatsSums {
   return addSumsInto(addSumsInto(emptySums(), a), b);
 }
 
-const NUMERIC_KEYS = (Object.keys(emptySums()) as Array<keyof StatsSums>).filter(
-  (k): k is Exclude<keyof StatsSums, 'negativeCategoryCounts' | 'positiveCategoryCounts'> => k !== 'negativeCategoryCounts' && k !== 'positiveCategoryCounts',
-);
+/** The sums' count records (key → count), merged key by key; every other field is a number. */
+const RECORD_KEYS = ['negativeCategoryCounts', 'positiveCategoryCounts', 'sourceEvents', 'sourcePositive', 'sourceNegative'] as const;
+type RecordKey = (typeof RECORD_KEYS)[number];
+const recordKeys: ReadonlySet<string> = new Set(RECORD_KEYS);
+
+const NUMERIC_KEYS = (Object.keys(emptySums()) as Array<keyof StatsSums>).filter((k): k is Exclude<keyof StatsSums, RecordKey> => !recordKeys.has(k));
 
 /**
  * Adds `b` into `target` in place and returns it: the allocation-free form of {@link addSums}
@@ -211,8 +242,8 @@ const NUMERIC_KEYS = (Object.keys(emptySums()) as Array<keyof StatsSums>).filter
  */
 export function addSumsInto(target: StatsSums, b: StatsSums): StatsSums {
   for (const key of NUMERIC_KEYS) target[key] += b[key] ?? 0;
-  addCountsInto(target.negativeCategoryCounts, b.negativeCategoryCounts);
-  addCountsInto(target.positiveCategoryCounts, b.positiveCategoryCounts);
+  // Sums stored before a record existed lack it (the source records came with issue 26's sources).
+  for (const key of RECORD_KEYS) addCountsInto((target[key] ??= {}), b[key]);
   return target;
 }
 

@@ -65,6 +65,15 @@ export interface ExcludedCounts {
    * once an export met one.
    */
   unpaired?: number;
+  /**
+   * Preference formats: pairs of `preference` events (a user's, a reviewer's or a judge's "which
+   * answer is better") left without a line: every vote a tie (`tieVotes`), as many votes for each
+   * side (`noMajority`), or the other response not in the same prompt group (`otherPrompt`: the
+   * two answer different queries). Present only once an export met one.
+   */
+  preferenceTie?: number;
+  preferenceNoMajority?: number;
+  preferenceOtherPrompt?: number;
 }
 
 /** What an export wrote and left out. */

@@ -5,10 +5,14 @@
  */
 import type { ExcludedCounts } from './export-formats.js';
 import { promptMessages, type ChatMessage } from './sft.js';
+import { votedPairs } from './preference-votes.js';
 import { corrections, judgedResponses, sameText, type PromptGroup, type ResponseRecord } from './training-facts.js';
 
-/** Where a pair comes from. */
-export type PairSource = 'correction' | 'review' | 'contrast';
+/**
+ * Where a pair comes from: a correction, two reviewed answers, a positive and a negative answer
+ * (contrast), or `preference` events' majority (a user's, a reviewer's or a judge's choice).
+ */
+export type PairSource = 'correction' | 'review' | 'contrast' | 'preference';
 
 /** One preference pair before it is written in a format. */
 export interface PreferencePair {
@@ -40,7 +44,8 @@ function countSameText(excluded: ExcludedCounts): void {
 }
 
 /**
- * The preference pairs of a prompt group, best first: one per correction (newest first), then the
+ * The preference pairs of a prompt group, best first: the pairs `preference` events chose by
+ * majority (reviewed ones first), then one per correction (newest first), then the
  * contrast pairs, each positive answer paired with one negative answer (the best with the worst).
  * Contradictory answers, 3-star-only answers and pairs of the same text are counted in `excluded`
  * (the same-text pairs also in `sameText`), and judged answers left without a partner in `unpaired`.
@@ -50,7 +55,8 @@ function countSameText(excluded: ExcludedCounts): void {
  * // [{ prompt: 'sales?', chosen: "SELECT … WHERE region = 'US'", rejected: 'SELECT * FROM sales', source: 'correction', … }]
  */
 export function preferencePairs(group: PromptGroup, excluded: ExcludedCounts): PreferencePair[] {
-  const pairs: PreferencePair[] = [];
+  // Stated preferences first: someone compared these two answers side by side (preference-votes.ts).
+  const pairs: PreferencePair[] = votedPairs(group, excluded);
   for (const facts of group.responses) {
     for (const c of corrections(facts)) {
       if (sameText(c.corrected, c.original)) countSameText(excluded);

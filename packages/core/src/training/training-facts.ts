@@ -61,6 +61,12 @@ export interface ExportEvent {
    * absent counts as verified. Exports take verified events only unless asked (`trust=all`).
    */
   verified?: boolean;
+  /**
+   * The event's source (`explicit`, …, `review`, `judge`); absent counts as its type's. A judge's
+   * thumbs, ratings and reviews say nothing of an answer here (they weigh 0 until issue 28
+   * calibrates judges); its preferences do count in the preference formats.
+   */
+  source?: string;
 }
 
 /** One response with its events in the order they occurred. */
@@ -87,12 +93,14 @@ export type EventVerdict = 'positive' | 'negative' | 'tie' | 'none';
 /**
  * What one event says of its response's answer: thumbs, ratings (4-5 positive, 1-2 negative,
  * 3 a tie), reviews (approved positive, changes requested or rejected negative) and corrections
- * (the answer needed fixing: negative). Every other type says nothing here.
+ * (the answer needed fixing: negative). Every other type, and any judge's event, says nothing here.
  *
  * @example
  * eventVerdict({ type: 'rating', payload: { rating: 3 } }) // 'tie'
  */
-export function eventVerdict(event: Pick<ExportEvent, 'type' | 'payload'>): EventVerdict {
+export function eventVerdict(event: Pick<ExportEvent, 'type' | 'payload'> & { source?: string | undefined }): EventVerdict {
+  // A model grading a model makes no training data (judges weigh 0 until issue 28: core's judgeWeight).
+  if (event.source === 'judge') return 'none';
   switch (event.type) {
     case 'thumbs_up':
       return 'positive';
@@ -122,7 +130,7 @@ export type ResponseVerdict = 'positive' | 'negative' | 'contradictory' | 'tie' 
  * @example
  * responseVerdict([thumbsUp, thumbsDown]) // 'contradictory'
  */
-export function responseVerdict(events: readonly Pick<ExportEvent, 'type' | 'payload'>[]): ResponseVerdict {
+export function responseVerdict(events: ReadonlyArray<Pick<ExportEvent, 'type' | 'payload'> & { source?: string | undefined }>): ResponseVerdict {
   let positive = false;
   let negative = false;
   let tie = false;
@@ -156,7 +164,8 @@ export function corrections(facts: ResponseRecord): CorrectionText[] {
   return facts.events
     .flatMap((e) => {
       // The text corrected is core's one rule's (the payload's original, else the answer).
-      const pair = e.type === 'correction' ? storedCorrectionPair(e.payload, facts.response.answer) : undefined;
+      // A judge's correction is a model's text: no training target (judges weigh 0 until issue 28).
+      const pair = e.type === 'correction' && e.source !== 'judge' ? storedCorrectionPair(e.payload, facts.response.answer) : undefined;
       return pair ? [{ eventId: e.id, corrected: pair.corrected, original: pair.original, occurredAt: e.occurredAt }] : [];
     })
     .sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime() || (a.eventId < b.eventId ? -1 : 1));

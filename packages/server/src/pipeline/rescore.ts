@@ -11,6 +11,8 @@ import {
   resolveWorkspaceSettings,
   scoreReward,
   experimentFacts,
+  isUserSource,
+  type SignalSource,
   type FeedbackEventType,
   type Polarity,
   type ScoredSignal,
@@ -71,6 +73,8 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           editDistance: r.edit_distance,
           verified: r.verified !== false,
           ...scoreWeighting(r),
+          ...(r.source ? { source: r.source as SignalSource } : {}),
+          ...(r.evaluator_id ? { evaluatorId: r.evaluator_id } : {}),
         });
       }
       const scores = [...byResponse.values()]
@@ -80,7 +84,8 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
       const signalsOf = new Map([...byResponse.values()].map((e) => [`${e.ws}\u0000${e.rid}`, e.signals]));
       await updateExperimentTotals(
         tx,
-        scores.map((s) => ({ ws: s.ws, rid: s.rid, facts: experimentFacts(signalsOf.get(`${s.ws}\u0000${s.rid}`) ?? [], s.score) })),
+        // An experiment compares what users said of each variant: reviews and judges stay out of its votes.
+        scores.map((s) => ({ ws: s.ws, rid: s.rid, facts: experimentFacts(userSignals(signalsOf.get(`${s.ws}\u0000${s.rid}`) ?? []), s.score) })),
       );
       // A score range rule of a review queue matches once the new score is written.
       await addRuleMatches(tx, scores.map((s) => ({ workspaceId: s.ws, responseId: s.rid })));
@@ -93,6 +98,11 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
     if (n < size) break;
   }
   return total;
+}
+
+/** The signals of a response's users (no reviewer's, no judge's). */
+function userSignals(signals: readonly ScoredSignal[]): ScoredSignal[] {
+  return signals.filter((s) => s.source === undefined || isUserSource(s.source));
 }
 
 /**

@@ -9,6 +9,8 @@
 import {
   addCounterDeltas,
   documentTallies,
+  isUserSource,
+  sourceOfEvent,
   mergeCounterDeltas,
   ratedCounterFields,
   utcDay,
@@ -68,11 +70,16 @@ export function reverseRetracted(claimed: readonly ClaimedEvent[]): RetractionOu
     out.signals.push({ workspaceId: ws, eventId: event.id });
     const day = utcDay(event.occurredAt);
     // What liveCounterFields and ratedCounterFields gave it when it counted, taken back; it now counts as dropped.
-    const fields = [`polarity:${polarity}`, ...(prior.severity && prior.severity !== 'none' ? [`severity:${prior.severity}`] : []), ...ratedCounterFields(event.type, polarity)];
+    // Mirrors run-stages: a reviewer's or a judge's event counted by source only, not by polarity, hour or document.
+    const byUser = isUserSource(sourceOfEvent(event));
+    const fields = byUser
+      ? [`polarity:${polarity}`, ...(prior.severity && prior.severity !== 'none' ? [`severity:${prior.severity}`] : []), ...ratedCounterFields(event.type, polarity)]
+      : [`source:${sourceOfEvent(event)}`];
+    if (byUser) fields.push(`source:${sourceOfEvent(event)}`);
     addCounterDeltas(taken, ws, day, fields);
     addCounterDeltas(dropped, ws, day, ['dropped']);
-    addHourlyDelta(hourly, ws, { type: event.type, polarity, categories: prior.categories, occurredAt: event.occurredAt });
-    if (c.documentIds.length > 0 && event.targetId === null) {
+    if (byUser) addHourlyDelta(hourly, ws, { type: event.type, polarity, categories: prior.categories, occurredAt: event.occurredAt });
+    if (byUser && c.documentIds.length > 0 && event.targetId === null) {
       const items = docItems.get(ws) ?? [];
       items.push({ documentIds: c.documentIds, polarity, value: prior.value ?? 0, weight: prior.weight ?? 0, categories: prior.categories });
       docItems.set(ws, items);

@@ -34,7 +34,7 @@ export function computeDay(input: DayInput): DayOutput {
   const cellResponses = responses.map((r, i) => ({ ...r, ...cellCoordinates(registered[i] as RegisteredInputRow), userId: registered[i]?.user_id ?? null }));
   const cells = computeStatsCells(cellEvents, cellResponses);
   const users = userSums(cellEvents, cellResponses);
-  const issues = issueCounts(rows.map((r) => ({ type: r.type as FeedbackEventType, polarity: r.polarity as Polarity, query: r.query })));
+  const issues = issueCounts(rows.map((r) => ({ type: r.type as FeedbackEventType, polarity: r.polarity as Polarity, source: r.source, query: r.query })));
   const json = (list: readonly unknown[]): string | null => (list.length === 0 ? null : JSON.stringify(list));
   return { metrics, metricsJson: JSON.stringify(metrics), cellsJson: json(cells), usersJson: json(users), issuesJson: json(issues) };
 }
@@ -48,6 +48,7 @@ function toRollupRow(r: RollupInputRow): RollupRow {
   return {
     eventId: r.event_id,
     type: r.type as FeedbackEventType,
+    source: r.source,
     payload: r.payload,
     polarity: r.polarity as Polarity,
     categories: r.categories,

@@ -10,6 +10,8 @@ import {
   dedupStage,
   documentTallies,
   enrich,
+  isUserSource,
+  sourceOfEvent,
   learningSignal,
   liveCounterFields,
   outboundMessageId,
@@ -107,12 +109,15 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       out.counters,
       event.workspaceId,
       counterDay,
-      liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted' }),
+      liveCounterFields({ type: event.type, polarity: classification.polarity, severity: classification.severity, status: 'counted', source: sourceOfEvent(event) }),
     );
-    addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
+    // The hourly counts (alerts) and document effectiveness are what users said: a reviewer's or
+    // a judge's verdict is counted by source (live counters, rollup) and weighed in the score only.
+    const byUser = isUserSource(sourceOfEvent(event));
+    if (byUser) addHourlyDelta(hourly, event.workspaceId, { type: event.type, polarity: classification.polarity, categories: classification.categories, occurredAt: event.occurredAt });
     // A label action names a part of the response (a fragment, an edge, a page): it says nothing
     // about the response's other documents, so it is not spread over them (docs/documents.md).
-    if (c.documentIds.length > 0 && event.targetId === null) {
+    if (byUser && c.documentIds.length > 0 && event.targetId === null) {
       const items = docItems.get(event.workspaceId) ?? [];
       items.push({ documentIds: c.documentIds, polarity: classification.polarity, value: classification.value, weight, categories: classification.categories });
       docItems.set(event.workspaceId, items);
@@ -128,7 +133,7 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
         out.dirtyDays.push({ workspaceId: event.workspaceId, day });
       }
     }
-    addCounterDeltas(out.counters, event.workspaceId, days[0] ?? counterDay, ratedCounterFields(event.type, classification.polarity));
+    addCounterDeltas(out.counters, event.workspaceId, days[0] ?? counterDay, ratedCounterFields(event.type, classification.polarity, event.source));
     if (!rescore.has(`${event.workspaceId}\u0000${event.responseId}`)) {
       rescore.add(`${event.workspaceId}\u0000${event.responseId}`);
       out.responses.push({ workspaceId: event.workspaceId, responseId: event.responseId });

@@ -14,6 +14,8 @@ export interface RollupInputRow {
   /** The signal's occurred_at as text (microseconds kept, which a Date drops): the key the day is read by. */
   s_occurred_key: string;
   type: string;
+  /** The event's source: review and judge count by source only (core's sumsOf). */
+  source: string;
   payload: unknown;
   polarity: string;
   categories: string[];
@@ -139,7 +141,7 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
   const rows: RollupInputRow[] = [];
   for (let after: RollupInputRow | undefined; ; ) {
     const page = await db.query<RollupInputRow>(
-      `SELECT s.event_id, s.type, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
+      `SELECT s.event_id, s.type, e.source, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
               s.occurred_at::text AS s_occurred_key, s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id,
               s.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant, r.query
          FROM feedback_signals s
@@ -161,8 +163,11 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
   for (let after: RegisteredInputRow | undefined; ; ) {
     const page = await db.query<RegisteredInputRow>(
       `SELECT r.id, r.created_at::text AS created_key, r.session_id, r.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant,
-              EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
-                         AND s.status = 'counted' AND s.type = 'correction') AS corrected,
+              EXISTS (SELECT 1 FROM feedback_signals s
+                         JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
+                         JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+                        WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
+                          AND s.status = 'counted' AND s.type = 'correction' AND e.source NOT IN ('review', 'judge')) AS corrected,
               EXISTS (SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id
                          AND s.status = 'counted' AND s.type = 'escalation') AS escalated
          FROM responses r

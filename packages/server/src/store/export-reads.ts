@@ -172,6 +172,7 @@ export interface EventRow {
   premise_text: string | null;
   hypothesis_text: string | null;
   verified: boolean;
+  source: string;
 }
 
 /**
@@ -195,6 +196,7 @@ export function toExportEvent(row: EventRow, response: ExportResponse): ExportEv
     learningSignal,
     ...(row.premise_text !== null || row.hypothesis_text !== null ? { targetTexts: { premise: row.premise_text, hypothesis: row.hypothesis_text } } : {}),
     verified: row.verified,
+    source: row.source,
   };
 }
 
@@ -221,7 +223,7 @@ export async function readResponseEvents(
     // join over the workspace's whole partition and a hash of all its signals, for every page
     // (ANY($2) did the same): O(workspace) a page.
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            e.weight, e.learning_signal, e.verified,
+            e.weight, e.learning_signal, e.verified, e.source,
             -- A label correction's texts from the registered targets (issue 24): an edge's fragment
             -- and claim, or the fragment or claim itself.
             CASE rt.kind WHEN 'edge' THEN rf.text WHEN 'fragment' THEN rt.text END AS premise_text,

@@ -30,6 +30,10 @@ export interface FeedbackFilter {
   userId?: string;
   sessionId?: string;
   types?: string[];
+  /** One source (explicit, implicit, outcome, review, judge). */
+  source?: string;
+  /** A judge's `metadata.evaluatorId`. */
+  evaluatorId?: string;
   since?: Date;
   until?: Date;
 }
@@ -96,6 +100,8 @@ export async function listFeedback(
   if (filter.userId !== undefined) add('user_id = ?', filter.userId);
   if (filter.sessionId !== undefined) add('session_id = ?', filter.sessionId);
   if (filter.types !== undefined && filter.types.length > 0) add('type = ANY(?::text[])', filter.types);
+  if (filter.source !== undefined) add('source = ?', filter.source);
+  if (filter.evaluatorId !== undefined) add(`metadata->>'evaluatorId' = ?`, filter.evaluatorId);
   if (filter.since !== undefined) add('occurred_at >= ?', filter.since);
   if (filter.until !== undefined) add('occurred_at < ?', filter.until);
   if (beforeSeq !== undefined) add('seq < ?', beforeSeq);
@@ -109,4 +115,22 @@ export async function listFeedback(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { data: page.map(toFeedbackView), nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null };
+}
+
+/**
+ * A response's current feedback counted by source (duplicates, replaced votes and retracted
+ * events left out), so its detail shows reviewers' and judges' verdicts apart from its users'
+ * however long its feedback list. Reads the response's slice of `feedback_events_response`.
+ *
+ * @example
+ * await countFeedbackBySource(db, ws, 'r1') // { explicit: 3, judge: 2 }
+ */
+export async function countFeedbackBySource(db: SqlExecutor, workspaceId: string, responseId: string): Promise<Record<string, number>> {
+  const rows = await db.query<{ source: string; n: number }>(
+    `SELECT source, count(*)::int AS n FROM feedback_events
+      WHERE workspace_id = $1 AND response_id = $2 AND duplicate_of IS NULL AND superseded_by IS NULL AND retracted_at IS NULL
+      GROUP BY source ORDER BY source`,
+    [workspaceId, responseId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.source, r.n]));
 }

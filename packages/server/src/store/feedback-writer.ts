@@ -12,6 +12,7 @@ import {
   judgeFeedback,
   sourceOfEvent,
   voteSlot,
+  voterOf,
   type ErrorBody,
   type FeedbackEvent,
   type WorkspaceSettings,
@@ -112,6 +113,13 @@ async function loadResponses(db: SqlExecutor, items: FeedbackSubmission[], cache
     const createdAt = need ? undefined : cache?.get(ws, event.responseId);
     if (createdAt) found.set(k, { ws, id: event.responseId, created_at: createdAt, answer: null });
     else wanted.set(k, { ws, id: event.responseId, need });
+    // A preference is about two responses: the other one must exist too.
+    const other = otherOfPair(event);
+    if (other !== undefined && !wanted.has(key(ws, other))) {
+      const otherCreated = cache?.get(ws, other);
+      if (otherCreated) found.set(key(ws, other), { ws, id: other, created_at: otherCreated, answer: null });
+      else wanted.set(key(ws, other), { ws, id: other, need: false });
+    }
   }
   for (const k of wanted.keys()) found.delete(k);
   if (wanted.size === 0) return found;
@@ -160,6 +168,12 @@ export async function writeFeedbackBatch(
       });
       return;
     }
+    const other = otherOfPair(event);
+    if (other !== undefined && !responses.has(key(ws, other))) {
+      const field = `payload.pair[${event.type === 'preference' ? event.payload.pair.indexOf(other) : 1}]`;
+      outcomes[index] = reject(event.id, { code: 'FEEDLOOP_ERR_RESPONSE_NOT_FOUND', field, message: `${field}: no response ${JSON.stringify(other)} in this workspace` });
+      return;
+    }
     const verdict = judgeFeedback(event, { createdAt: response.created_at }, item.settings, now, item.trustClientTime);
     if (!verdict.ok) {
       outcomes[index] = reject(event.id, verdict.error);
@@ -184,7 +198,7 @@ export async function writeFeedbackBatch(
         occurred_at: verdict.occurredAt.toISOString(),
         received_at: now.toISOString(),
         content_hash: fingerprint === undefined ? null : createHash('sha1').update(fingerprint).digest('base64url'),
-        voter: slot === undefined ? null : (event.userId ?? `session:${event.sessionId ?? ''}`),
+        voter: slot === undefined ? null : (voterOf(event) ?? null),
         vote_slot: slot ?? null,
         duplicate_of: null,
         superseded_by: null,
@@ -209,6 +223,11 @@ export async function writeFeedbackBatch(
     if (first[i] === i) return primary;
     return primary.status === 'rejected' ? primary : { id: item.event.id, status: 'duplicate' };
   });
+}
+
+/** The other response a preference compares its own with; undefined for every other type. */
+function otherOfPair(event: FeedbackEvent): string | undefined {
+  return event.type === 'preference' ? event.payload.pair.find((id) => id !== event.responseId) : undefined;
 }
 
 function reject(id: string, error: ErrorBody): FeedbackOutcome {

@@ -26,6 +26,9 @@ export interface ScoreInputRow {
   occurred_at: string;
   edit_distance: number | null;
   verified: boolean | null;
+  /** The event's source, and a judge's evaluator (`metadata.evaluatorId`). */
+  source?: string | null;
+  evaluator_id?: string | null;
   /** A `score` event's numeric value, and its config of that name (null: none); issue 26 §1. */
   score_value?: number | null;
   score_config?: { weight: number; dataType: ScoreDataType; min: number | null; max: number | null; categories: Array<{ value: number; label: string }> | null } | null;
@@ -75,11 +78,12 @@ export async function readScoreInputs(tx: SqlExecutor, marks: readonly ScoreMark
     `WITH claimed AS (SELECT ws AS workspace_id, rid AS response_id FROM json_to_recordset($1::json) AS x(ws text, rid text)),
      found AS (
        SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.event_id, s.type,
-              s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, s.verified, s.score_value, s.score_config
+              s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, s.verified, s.score_value, s.score_config,
+              s.source, s.evaluator_id
          FROM claimed c
          JOIN workspaces w ON w.id = c.workspace_id
          LEFT JOIN LATERAL (
-           SELECT s.*, e.edit_distance, e.verified,
+           SELECT s.*, e.edit_distance, e.verified, e.source, e.metadata->>'evaluatorId' AS evaluator_id,
                   CASE WHEN s.type = 'score' THEN (e.payload->>'value')::float8 END AS score_value,
                   CASE WHEN cfg.id IS NOT NULL THEN json_build_object('weight', cfg.weight, 'dataType', cfg.data_type, 'min', cfg.min, 'max', cfg.max,
                                                                       'categories', cfg.categories) END AS score_config

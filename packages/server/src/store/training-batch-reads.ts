@@ -25,7 +25,7 @@ export async function readBatchCorrections(db: SqlExecutor, workspaceId: string,
   const rows = await db.query<EventRow>(
     // The signal row by its primary key (LATERAL, fenced with OFFSET 0, as in readResponseEvents).
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            s.weight, s.learning_signal, e.verified, NULL AS premise_text, NULL AS hypothesis_text
+            s.weight, s.learning_signal, e.verified, e.source, NULL AS premise_text, NULL AS hypothesis_text
        FROM feedback_events e
        LEFT JOIN LATERAL (SELECT weight, learning_signal FROM feedback_signals s
                            WHERE s.workspace_id = $1 AND s.event_id = e.id OFFSET 0) s ON true

@@ -3,6 +3,7 @@
  */
 import {
   LIMITS,
+  SIGNAL_SOURCES,
   feedbackEventSchema,
   idSchema,
   isFeedbackEventType,
@@ -50,6 +51,8 @@ const listQuery = z.strictObject({
   userId: idSchema.optional(),
   sessionId: idSchema.optional(),
   type: z.string().max(1_000).optional().describe('One type or several, comma-separated'),
+  source: z.enum(SIGNAL_SOURCES).optional().describe('Only events of this source: explicit, implicit, outcome, review or judge'),
+  evaluatorId: z.string().min(1).max(LIMITS.labelMaxLength).optional().describe("Only a judge's events: its `metadata.evaluatorId`"),
   since: timestampSchema.optional(),
   until: timestampSchema.optional(),
   cursor: z.string().max(64).optional(),
@@ -164,6 +167,8 @@ export const feedbackRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
           ...(q.userId ? { userId: q.userId } : {}),
           ...(q.sessionId ? { sessionId: q.sessionId } : {}),
           ...(types ? { types } : {}),
+          ...(q.source ? { source: q.source } : {}),
+          ...(q.evaluatorId ? { evaluatorId: q.evaluatorId } : {}),
           ...(q.since ? { since: new Date(q.since) } : {}),
           ...(q.until ? { until: new Date(q.until) } : {}),
         },

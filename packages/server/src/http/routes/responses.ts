@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { listFeedback } from '../../store/feedback-queries.js';
+import { countFeedbackBySource, listFeedback } from '../../store/feedback-queries.js';
 import { responseScores } from '../../store/score-reads.js';
 import { getResponseQuality } from '../../store/response-quality.js';
 import { getResponse } from '../../store/responses.js';
@@ -98,10 +98,11 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
           field: 'id',
         });
       }
-      const [feedback, learned, scores] = await Promise.all([
+      const [feedback, learned, scores, bySource] = await Promise.all([
         listFeedback(db, workspaceId, { responseId: response.id }, undefined, FEEDBACK_WITH_RESPONSE),
         getResponseQuality(db, workspaceId, response),
         responseScores(db, workspaceId, response.id),
+        countFeedbackBySource(db, workspaceId, response.id),
       ]);
       return {
         ...response,
@@ -110,6 +111,8 @@ export const responseRoutes: FastifyPluginAsync<AppServices> = async (app, { ing
         scores,
         feedback: feedback.data,
         moreFeedback: feedback.nextCursor !== null,
+        // Current feedback per source: users' (explicit, implicit, outcome) apart from reviewers' and judges'.
+        feedbackBySource: bySource,
       };
     },
   });

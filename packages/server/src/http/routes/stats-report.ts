@@ -33,7 +33,7 @@ const statsQuery = z.strictObject({
   groupBy: z
     .enum([...STATS_GROUP_BY, 'score'])
     .optional()
-    .describe('Adds `groups`, one per day, week, agent, model, query type, variant or category; `score` adds `scores`, one per score name (not combined with filters)'),
+    .describe('Adds `groups`, one per day, week, agent, model, query type, variant, category or source (explicit, implicit, outcome, review, judge: each with its events and ratings); `score` adds `scores`, one per score name (not combined with filters)'),
   agent: filter.optional(),
   model: filter.optional(),
   queryType: filter.optional(),
@@ -89,6 +89,9 @@ const statsResponse = z.object({
   ...measures,
   rolling7DaySatisfaction: interval,
   byCategory: z.record(z.string(), z.object({ positive: z.number().int(), negative: z.number().int() })),
+  bySource: z
+    .record(z.string(), z.object({ events: z.number().int(), positive: z.number().int(), negative: z.number().int(), positiveRate: rate }))
+    .describe("Counted events per source, with the ratings among them: the report's other figures are the users' (explicit, implicit, outcome); reviews and judges show here, apart (docs/metrics.md)"),
   byDay: z.array(z.object({ date: z.string(), total: z.number().int(), positive: z.number().int(), negative: z.number().int(), satisfactionRate: rate, rolling7DaySatisfaction: rate })),
   topIssues: z.array(z.object({ query: z.string(), negativeCount: z.number().int() })),
   errorCategories: z.array(z.object({ category: z.string(), count: z.number().int(), share: z.number() })),

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { FeedbackEventType, SignalSource } from '../src/event-types.js';
+import { classify } from '../src/signals/classify.js';
+import { compositeScore } from '../src/signals/composite-score.js';
+import { judgeWeight } from '../src/signals/judge-weight.js';
+import type { ScoredSignal } from '../src/signals/signal-types.js';
+import { T0, enrichedEvent, settingsWith } from './signals-fixtures.js';
+
+const settings = settingsWith();
+
+function signal(eventId: string, type: FeedbackEventType, payload: unknown, source?: SignalSource, userId: string | null = null): ScoredSignal {
+  const c = classify(enrichedEvent(type, payload, { id: eventId, userId, occurredAt: T0, editDistance: null }), settings);
+  return {
+    eventId,
+    type,
+    userId,
+    signalClass: c.signalClass,
+    polarity: c.polarity,
+    value: c.value,
+    occurredAt: T0,
+    editDistance: null,
+    ...(source ? { source } : {}),
+    ...(source === 'judge' ? { evaluatorId: 'ev-1' } : {}),
+  };
+}
+
+describe('composite score by source', () => {
+  it('weighs a review as a person: a reviewer’s thumbs down counts 1.5 as a user’s does', () => {
+    const user = compositeScore([signal('u', 'thumbs_up', {}), signal('d', 'thumbs_down', {})], settings, T0);
+    const review = compositeScore([signal('u', 'thumbs_up', {}), signal('d', 'thumbs_down', {}, 'review')], settings, T0);
+    expect(review).toEqual(user);
+    expect(review.weightSum).toBe(2.5);
+    // A review verdict of its own type: rejected is -1 at the explicit negative weight 1.5.
+    const verdict = compositeScore([signal('r', 'review', { verdict: 'rejected', issues: [] }, 'review')], settings, T0);
+    expect(verdict).toMatchObject({ score: -1, weightSum: 1.5, signalCount: 1 });
+  });
+
+  it('weighs a judge 0 for now: its thumbs down leaves the score as the user left it, and is counted', () => {
+    const alone = compositeScore([signal('u', 'thumbs_up', {})], settings, T0);
+    const judged = compositeScore([signal('u', 'thumbs_up', {}), signal('j', 'thumbs_down', {}, 'judge')], settings, T0);
+    expect(judged).toMatchObject({ score: alone.score, weightSum: alone.weightSum, confidence: alone.confidence, signalCount: 2 });
+    expect(compositeScore([signal('j', 'thumbs_down', {}, 'judge')], settings, T0)).toMatchObject({ score: null, weightSum: 0, signalCount: 1 });
+  });
+
+  it('decides a judge’s weight in judgeWeight, which answers 0 whatever the human weight', () => {
+    const s = signal('j', 'thumbs_up', {}, 'judge');
+    expect(judgeWeight(s, 1, settings)).toBe(0);
+    expect(judgeWeight(s, 1.5, settings)).toBe(0);
+  });
+
+  it('never lets a reviewer’s verdict discount a user’s earlier vote of the same id as a conflict', () => {
+    const mixed = compositeScore([signal('u', 'thumbs_up', {}, undefined, 'ann'), { ...signal('d', 'thumbs_down', {}, 'review', 'ann'), occurredAt: new Date(T0.getTime() + 1) }], settings, T0);
+    expect(mixed.conflicts).toEqual([]);
+    // The user changing their mind still is one.
+    const changed = compositeScore([signal('u', 'thumbs_up', {}, undefined, 'ann'), { ...signal('d', 'thumbs_down', {}, 'explicit', 'ann'), occurredAt: new Date(T0.getTime() + 1) }], settings, T0);
+    expect(changed.conflicts).toHaveLength(1);
+  });
+});
