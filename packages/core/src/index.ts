@@ -444,3 +444,14 @@ export {
   type ReviewVerdict,
   type SingleReview,
 } from './review/review-body.js';
+export {
+  EVALUATOR_DEFAULTS,
+  EVALUATOR_KINDS,
+  EVALUATOR_LIMITS,
+  EVALUATOR_OUTPUTS,
+  versionChanges,
+  type EvaluatorAnswerSettings,
+  type EvaluatorKind,
+  type EvaluatorOutput,
+} from './evaluators/evaluator-definition.js';
+export { judgeEventId, readJudgeAnswer, type AnswerContext, type JudgeEventPart, type ReadAnswer } from './evaluators/judge-answer.js';
