@@ -455,3 +455,13 @@ export {
   type EvaluatorOutput,
 } from './evaluators/evaluator-definition.js';
 export { judgeEventId, readJudgeAnswer, type AnswerContext, type JudgeEventPart, type ReadAnswer } from './evaluators/judge-answer.js';
+export {
+  calibrationKindOf,
+  calibrationPairs,
+  humanPairLabel,
+  humanRating,
+  humanResponseLabel,
+  judgeLabel,
+  type JudgedUnit,
+  type LabelEvent,
+} from './evaluators/calibration-labels.js';

@@ -267,6 +267,45 @@ for (const backend of BACKENDS) {
       expect(backfills).toHaveLength(4);
     });
 
+    it('calibrates a judge against the human labels: votes, reviews over votes, per week, disagreements worst first with their response', async () => {
+      const judge = await startJudge();
+      const ev = await create(judge, { name: 'calibrated', filter: { agent: 'calibration' } });
+      const answers = ['good', 'good', 'bad', 'bad', 'bad', 'good', 'good'];
+      await register(answers.map((a, i) => ({ id: `ev-cal-${i}`, query: `q${i}`, answer: `a ${a} answer`, agent: 'calibration' })));
+      await t.services.pipeline.idle(10_000);
+      expect(judge.calls).toHaveLength(7);
+      const vote = (responseId: string, type: string, userId: string, extra: Record<string, unknown> = {}) => ({ responseId, type, userId, ...extra });
+      const res = await call('POST', '/v1/feedback/batch', {
+        events: [
+          vote('ev-cal-0', 'thumbs_up', 'u1'),
+          vote('ev-cal-1', 'thumbs_down', 'u1'),
+          vote('ev-cal-2', 'thumbs_down', 'u1'),
+          vote('ev-cal-2', 'thumbs_down', 'u2'),
+          vote('ev-cal-3', 'thumbs_down', 'u1'),
+          vote('ev-cal-3', 'review', 'rev', { source: 'review', payload: { verdict: 'approved' } }),
+          vote('ev-cal-4', 'rating', 'u1', { payload: { rating: 1 } }),
+          vote('ev-cal-6', 'rating', 'u1', { payload: { rating: 3 } }),
+        ],
+      });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+      await t.services.pipeline.idle(10_000);
+      const cal = await call('GET', `/v1/evaluators/${ev.id}/calibration`);
+      expect(cal.statusCode, cal.body).toBe(200);
+      const report = cal.json();
+      expect(report).toMatchObject({ kind: 'binary', judged: 7, n: 5 });
+      expect(report.agreement.value).toBeCloseTo(0.6, 10);
+      expect(report.weeks).toHaveLength(1);
+      expect(report.weeks[0].n).toBe(5);
+      expect(report.disagreements.map((d: { responseId: string; judge: string; human: string }) => [d.responseId, d.judge, d.human])).toEqual([
+        ['ev-cal-1', 'positive', 'negative'],
+        ['ev-cal-3', 'negative', 'positive'],
+      ]);
+      expect(report.disagreements[0].link).toBe('/v1/responses/ev-cal-1');
+      const empty = await call('GET', `/v1/evaluators/${ev.id}/calibration?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z`);
+      expect(empty.json()).toMatchObject({ judged: 0, n: 0 });
+      expect((await call('GET', `/v1/evaluators/${ev.id}/calibration?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`)).json().error.field).toBe('to');
+    });
+
     it('judges pairwise review items with both answers; the answer is a preference naming the response', async () => {
       const judge = await startJudge();
       await register([

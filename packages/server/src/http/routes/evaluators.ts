@@ -3,7 +3,7 @@
  * letters and a retry), and backfills. Secret keys only (the `/v1/` default): an evaluator
  * decides where a workspace's responses are sent.
  */
-import { EVALUATOR_DEFAULTS, EVALUATOR_KINDS, EVALUATOR_LIMITS, EVALUATOR_OUTPUTS } from '@feedloop/core';
+import { EVALUATOR_DEFAULTS, EVALUATOR_KINDS, EVALUATOR_LIMITS, EVALUATOR_OUTPUTS, calibrationKindOf, calibrationPairs, isoWeekOf, judgeCalibration } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -26,6 +26,7 @@ import {
 import { decodeCursor, encodeCursor } from '../../store/feedback-queries.js';
 import { parseResponseFilter } from '../../store/response-list-filter.js';
 import { getScoreConfig } from '../../store/score-configs.js';
+import { judgedUnits } from '../../store/judge-calibration-reads.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -143,6 +144,14 @@ const backfillView = z.object({
   calls: countsView,
   createdAt: z.string(),
   finishedAt: z.string().nullable(),
+});
+
+/** The calibration period when none is given: the last 90 days. */
+const DEFAULT_CALIBRATION_DAYS = 90;
+const DAY_MS = 86_400_000;
+const calibrationQuery = z.strictObject({
+  from: z.iso.datetime({ offset: true }).optional().describe('Answers from this instant; default 90 days before `to`'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Answers before this instant; default now'),
 });
 
 const safeId = z.string().min(1).max(ID_MAX_LENGTH).regex(/^[A-Za-z0-9_-]+$/, 'not an id');
@@ -340,6 +349,42 @@ export const evaluatorRoutes: FastifyPluginAsync<AppServices> = async (app, { db
       const backfill = await createBackfill(db, workspaceId, evaluator, { since, until, limit: request.body.limit });
       await pipeline.evaluatorsSoon();
       return reply.status(202).send(backfillViewOf(backfill));
+    },
+  });
+
+  r.get('/v1/evaluators/:id/calibration', {
+    schema: {
+      summary: "A judge held to the humans: agreement, Cohen's kappa (weighted kappa and Spearman's rho for ratings), confusion, per week, and the disagreements worst first",
+      tags: ['evaluators'],
+      params: idParams,
+      querystring: calibrationQuery,
+    },
+    handler: async (request) => {
+      const { workspaceId } = authOf(request);
+      const evaluator = await requireEvaluator(db, workspaceId, request.params.id);
+      const to = request.query.to === undefined ? new Date() : new Date(request.query.to);
+      const from = request.query.from === undefined ? new Date(to.getTime() - DEFAULT_CALIBRATION_DAYS * DAY_MS) : new Date(request.query.from);
+      if (to <= from) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', 'to: must be after from', { field: 'to' });
+      const units = await judgedUnits(db, workspaceId, evaluator.id, from, to);
+      const kind = calibrationKindOf(evaluator.kind, evaluator.output);
+      const pairs = calibrationPairs(
+        units.map((u) => ({ ...u, week: isoWeekOf(u.answeredDay) })),
+        kind,
+      );
+      const report = judgeCalibration(pairs);
+      const responseOf = new Map(units.map((u) => [u.unitId, u.responseId]));
+      return {
+        evaluatorId: evaluator.id,
+        from: from.toISOString(),
+        to: to.toISOString(),
+        judged: units.length,
+        ...report,
+        kind,
+        disagreements: report.disagreements.map((d) => {
+          const responseId = responseOf.get(d.unitId) ?? d.unitId;
+          return { ...d, responseId, link: `/v1/responses/${encodeURIComponent(responseId)}` };
+        }),
+      };
     },
   });
 
