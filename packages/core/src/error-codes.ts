@@ -64,6 +64,11 @@ export const ERROR_CODES = {
   FEEDLOOP_ERR_REVIEW_ITEM_NOT_FOUND: { status: 404, description: 'No item with that id in this review queue' },
   FEEDLOOP_ERR_REVIEW_RESERVATION_LOST: { status: 409, description: 'The reviewer\'s reservation expired or was released and the item has all the reviews it needs (or others hold them)' },
   FEEDLOOP_ERR_REVIEW_FIELD_DISABLED: { status: 400, description: 'A review field the queue\'s rubric turns off (the field names it)' },
+  FEEDLOOP_ERR_EVALUATOR_NOT_FOUND: { status: 404, description: 'No evaluator with that id in this workspace' },
+  FEEDLOOP_ERR_EVALUATOR_URL_FORBIDDEN: { status: 400, description: 'The evaluator URL points into a private, loopback, link-local or otherwise non-public network (the webhook address rules)' },
+  FEEDLOOP_ERR_EVALUATOR_CALL_NOT_FOUND: { status: 404, description: 'No call with that id for this evaluator' },
+  FEEDLOOP_ERR_EVALUATOR_CALL_NOT_DEAD: { status: 409, description: 'Only a dead-lettered evaluator call may be retried; this one is pending or done' },
+  FEEDLOOP_ERR_EVALUATOR_BACKFILL_NOT_FOUND: { status: 404, description: 'No backfill with that id for this evaluator' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A stable error code, e.g. `FEEDLOOP_ERR_RESPONSE_NOT_FOUND`. */

@@ -462,3 +462,24 @@ export {
   type ReviewVerdict,
   type SingleReview,
 } from './review/review-body.js';
+export {
+  EVALUATOR_DEFAULTS,
+  EVALUATOR_KINDS,
+  EVALUATOR_LIMITS,
+  EVALUATOR_OUTPUTS,
+  versionChanges,
+  type EvaluatorAnswerSettings,
+  type EvaluatorKind,
+  type EvaluatorOutput,
+} from './evaluators/evaluator-definition.js';
+export { judgeEventId, readJudgeAnswer, type AnswerContext, type JudgeEventPart, type ReadAnswer } from './evaluators/judge-answer.js';
+export {
+  calibrationKindOf,
+  calibrationPairs,
+  humanPairLabel,
+  humanRating,
+  humanResponseLabel,
+  judgeLabel,
+  type JudgedUnit,
+  type LabelEvent,
+} from './evaluators/calibration-labels.js';

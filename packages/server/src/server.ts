@@ -13,6 +13,8 @@ import { openDatabase, type OpenedDatabase } from './db/open-database.js';
 import { heavyReadClient, type SqlClient } from './db/sql-client.js';
 import type { StreamSink } from '@feedloop/core';
 import { deliverDueWebhooks } from './emit/webhook-delivery.js';
+import { evaluatorWork } from './emit/evaluator-work.js';
+import { judgeSubmitter } from './ingest/judge-submission.js';
 import { buildApp, type AppOptions } from './http/app.js';
 import { KeyCache } from './http/key-cache.js';
 import { MemoryWindowReader } from './store/user-memory-window.js';
@@ -70,6 +72,8 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     ...(redis ? { redisCounters: new RedisLiveCounters(redis.commands, config.redisPrefix) } : {}),
     ...(parts.sink ? { sink: parts.sink } : {}),
     deliverWebhooks: (selection) => deliverDueWebhooks(db, { ...selection, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl }),
+    // Judges' answers go through the ingest made below (bound late: the ingest hands its commits to this pipeline).
+    evaluators: evaluatorWork(db, { submit: judgeSubmitter(db, () => services.ingest), allowPrivate: config.webhookAllowPrivate }),
     observer: {
       processed: (report, ms) => {
         metrics.pipelineEvents.inc({ status: 'counted' }, report.counted);
@@ -98,6 +102,7 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
     }),
     pipeline,
   };
+  services.ingest.onResponsesCreated((workspaceId, ids) => pipeline.judgeNewResponses(workspaceId, ids));
   return {
     services,
     async close() {

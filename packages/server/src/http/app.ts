@@ -25,6 +25,7 @@ import { statsRoutes } from './routes/stats.js';
 import { statsReportRoutes } from './routes/stats-report.js';
 import { keyRoutes } from './routes/keys.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { evaluatorRoutes } from './routes/evaluators.js';
 import { trainingBatchRoutes } from './routes/training-batches.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { alertRoutes } from './routes/alerts.js';
@@ -123,6 +124,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   await app.register(responseRoutes, services);
   await app.register(workspaceRoutes, services);
   await app.register(webhookRoutes, services);
+  await app.register(evaluatorRoutes, services);
   await app.register(keyRoutes, services);
   await app.register(compatRoutes, services);
   await app.register(otelRoutes, services);

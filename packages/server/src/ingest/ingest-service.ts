@@ -88,6 +88,8 @@ export class IngestService {
   readonly #answers = new AnswerCache();
   /** Hears of committed events (the pipeline's enqueue); retractions hand their event to it too. */
   readonly #onCommitted: (keys: EventKey[]) => void;
+  /** Hears of newly created responses (evaluators judge them; issue 28). */
+  #onResponsesCreated: (workspaceId: string, responseIds: string[]) => void = () => undefined;
   /** Submissions whose edit distances are being computed (not yet in a committer): drain waits for them. */
   readonly #preparing = new Set<Promise<void>>();
 
@@ -333,6 +335,15 @@ export class IngestService {
     this.metrics.feedbackEvents.inc({ status: 'rejected', code }, n);
   }
 
+  /**
+   * Sets who hears of responses created by {@link registerResponses}, after their commit (the
+   * composition root: evaluators judge new responses). The listener must not throw, and nothing
+   * waits for it; a response it misses is a backfill's to judge.
+   */
+  onResponsesCreated(listener: (workspaceId: string, responseIds: string[]) => void): void {
+    this.#onResponsesCreated = listener;
+  }
+
   /** Writes validated responses; each outcome arrives after its commit. */
   async registerResponses(auth: AuthContext, responses: ResponseRegistration[]): Promise<ResponseOutcome[]> {
     const submissions = responses.map((response) => ({ workspaceId: auth.workspaceId, response: protectResponse({ ...response, id: response.id ?? uuidv7() }, auth.settings) }));
@@ -343,6 +354,8 @@ export class IngestService {
       const s = submissions[i];
       if (o.status === 'created' && s) this.#answers.set(s.workspaceId, s.response.id, s.response.answer);
     });
+    const created = outcomes.flatMap((o, i) => (o.status === 'created' && submissions[i] ? [submissions[i].response.id] : []));
+    if (created.length > 0) this.#onResponsesCreated(auth.workspaceId, created);
     return outcomes;
   }
 

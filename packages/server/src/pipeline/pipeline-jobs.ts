@@ -22,6 +22,12 @@ export type PipelineJobs = {
   alerts: Record<string, never>;
   /** Scheduled: make training batches of workspaces whose unused examples reached the threshold. */
   'training-batches': Record<string, never>;
+  /** Judge these new responses: queue the calls of the workspace's evaluators, then send them (issue 28). */
+  'judge-new': { workspaceId: string; responseIds: string[] };
+  /** Send these evaluator calls now (new ones, or a dead letter retried by hand). */
+  judge: { ids: number[] };
+  /** Scheduled, and after a backfill starts: new pairwise items, backfill pages, due evaluator calls. */
+  evaluators: Record<string, never>;
   /** Scheduled: archive and delete raw events past the workspaces' retention (retention.ts). */
   retention: Record<string, never>;
 };

@@ -91,7 +91,26 @@ export interface PipelineDeps {
    * queues deliveries in its transactions and asks for them to be sent, never sending them itself.
    */
   deliverWebhooks: (selection: { ids: readonly number[] } | { limit: number }) => Promise<{ delivered: number; retried: number; failed: number }>;
+  /** The evaluators' work; without it, evaluator jobs do nothing (tests of other parts). */
+  evaluators?: EvaluatorWork;
 }
+
+/**
+ * The evaluators' work (issue 28), emit's planning and dispatch bound to the deployment's settings
+ * by the composition root: the pipeline runs it in its jobs and never calls an evaluator itself.
+ */
+export interface EvaluatorWork {
+  /** Queues the calls of newly registered responses; returns their ids. */
+  planNewResponses(workspaceId: string, responseIds: readonly string[]): Promise<number[]>;
+  /** Queues the calls of new pairwise items and of backfill pages; returns their ids. */
+  planPending(): Promise<number[]>;
+  /** Sends due calls (these ids, or up to `limit` of all that are due); returns how many it claimed. */
+  dispatch(selection: { ids: readonly number[] } | { limit: number }): Promise<number>;
+}
+
+/** Evaluator calls one tick sends at most (the budgets per minute bound them further). */
+const EVALUATOR_TICK_LIMIT = 1_000;
+const EVALUATOR_DISPATCH_BATCH = 100;
 
 /**
  * The processing pipeline of one process.
@@ -195,6 +214,16 @@ export class Pipeline {
       retention: async () => {
         await this.retention();
       },
+      'judge-new': async (data) => {
+        const ids = (await this.deps.evaluators?.planNewResponses(data.workspaceId, data.responseIds)) ?? [];
+        if (ids.length > 0) await this.deps.evaluators?.dispatch({ ids });
+      },
+      judge: async (data) => {
+        await this.deps.evaluators?.dispatch({ ids: data.ids });
+      },
+      evaluators: async () => {
+        await this.evaluatorTick();
+      },
       'training-batches': async () => {
         await this.trainingBatches();
       },
@@ -224,6 +253,41 @@ export class Pipeline {
     await queue.schedule('alerts', config.alertIntervalMs, {});
     await queue.schedule('training-batches', config.trainingBatchIntervalMs, {});
     await queue.schedule('retention', config.retentionIntervalMs, {});
+    if (this.deps.evaluators) await queue.schedule('evaluators', config.sweepIntervalMs, {});
+  }
+
+  /**
+   * The `evaluators` job: queues the calls of new pairwise items and backfill pages, then sends
+   * due calls (retries included) in batches until none is due or the tick's limit is reached.
+   */
+  async evaluatorTick(): Promise<{ planned: number; claimed: number }> {
+    const work = this.deps.evaluators;
+    if (!work) return { planned: 0, claimed: 0 };
+    const planned = (await work.planPending()).length;
+    let claimed = 0;
+    while (claimed < EVALUATOR_TICK_LIMIT) {
+      const n = await work.dispatch({ limit: EVALUATOR_DISPATCH_BATCH });
+      claimed += n;
+      if (n < EVALUATOR_DISPATCH_BATCH) break;
+    }
+    return { planned, claimed };
+  }
+
+  /** Hands newly created responses to the evaluators (a job); never throws: a missed one is a backfill's. */
+  judgeNewResponses(workspaceId: string, responseIds: string[]): void {
+    if (!this.deps.evaluators || responseIds.length === 0) return;
+    this.deps.queue.add('judge-new', { workspaceId, responseIds }).catch((err: unknown) => this.deps.observer?.error?.('judge-new', err));
+  }
+
+  /** Sends these evaluator calls soon (a job); a failed queue leaves them to the tick. */
+  async judgeSoon(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.deps.queue.add('judge', { ids }).catch((err: unknown) => this.deps.observer?.error?.('judge', err));
+  }
+
+  /** Runs an evaluator tick soon (a backfill just started); the schedule runs it anyway. */
+  async evaluatorsSoon(): Promise<void> {
+    await this.deps.queue.add('evaluators', {}).catch((err: unknown) => this.deps.observer?.error?.('evaluators', err));
   }
 
   /**

@@ -1,0 +1,269 @@
+/**
+ * Evaluator calls in SQL (issue 28): the outbox of calls to judges, their log and dead letters.
+ * One row per (evaluator, version, item), so an item is judged once per evaluator version however
+ * often it is queued (a new response, a backfill, another backfill). Claims take leases with
+ * SKIP LOCKED, as webhook deliveries do, so any number of workers share the calls.
+ */
+import type { EvaluatorKind, EvaluatorOutput } from '@feedloop/core';
+import type { SqlExecutor } from '../db/sql-client.js';
+
+/** Where a call stands: waiting for an attempt, answered (its event written), or dead-lettered. */
+export const EVALUATOR_CALL_STATUSES = ['pending', 'done', 'dead'] as const;
+/** One of {@link EVALUATOR_CALL_STATUSES}. */
+export type EvaluatorCallStatus = (typeof EVALUATOR_CALL_STATUSES)[number];
+
+/** A call to queue. */
+export interface NewEvaluatorCall {
+  workspaceId: string;
+  evaluatorId: string;
+  version: number;
+  /** The response id (pointwise) or the review item id (pairwise). */
+  itemKey: string;
+  responseId: string;
+  responseBId: string | null;
+  origin: 'new' | 'backfill';
+  backfillId: string | null;
+}
+
+/** One call in an evaluator's log. */
+export interface EvaluatorCallInfo {
+  id: number;
+  evaluatorVersion: number;
+  itemKey: string;
+  responseId: string;
+  responseBId: string | null;
+  origin: 'new' | 'backfill';
+  backfillId: string | null;
+  status: EvaluatorCallStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  /** A coded reason (`timeout`, `http_status`, `invalid_answer`, `event_rejected:<code>`, …), never a connection error's text. */
+  lastError: string | null;
+  latencyMs: number | null;
+  eventId: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  /** When the next attempt is due; null unless pending. */
+  nextAttemptAt: Date | null;
+}
+
+/** A claimed call with what its POST needs of its evaluator. */
+export interface DueEvaluatorCall {
+  id: number;
+  workspace_id: string;
+  evaluator_id: string;
+  evaluator_version: number;
+  item_key: string;
+  response_id: string;
+  response_b_id: string | null;
+  attempts: number;
+  name: string;
+  url: string;
+  secret: string;
+  kind: EvaluatorKind;
+  output: EvaluatorOutput;
+  score_config_id: string | null;
+  timeout_ms: number;
+}
+
+interface CallRow {
+  id: number;
+  evaluator_version: number;
+  item_key: string;
+  response_id: string;
+  response_b_id: string | null;
+  origin: 'new' | 'backfill';
+  backfill_id: string | null;
+  status: EvaluatorCallStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  latency_ms: number | null;
+  event_id: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  next_attempt_at: Date;
+}
+
+const toInfo = (r: CallRow): EvaluatorCallInfo => ({
+  id: Number(r.id),
+  evaluatorVersion: r.evaluator_version,
+  itemKey: r.item_key,
+  responseId: r.response_id,
+  responseBId: r.response_b_id,
+  origin: r.origin,
+  backfillId: r.backfill_id,
+  status: r.status,
+  attempts: r.attempts,
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  latencyMs: r.latency_ms,
+  eventId: r.event_id,
+  createdAt: r.created_at,
+  completedAt: r.completed_at,
+  nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
+});
+
+/**
+ * Queues calls; one already queued for its (evaluator, version, item) is left as it is. Returns
+ * the ids of the new calls, to hand to the dispatcher.
+ *
+ * @example
+ * await queueEvaluatorCalls(tx, [{ workspaceId, evaluatorId, version: 1, itemKey: 'r1', responseId: 'r1', responseBId: null, origin: 'new', backfillId: null }]) // [17]
+ */
+export async function queueEvaluatorCalls(db: SqlExecutor, calls: readonly NewEvaluatorCall[]): Promise<number[]> {
+  if (calls.length === 0) return [];
+  const rows = await db.query<{ id: number }>(
+    `INSERT INTO evaluator_calls (workspace_id, evaluator_id, evaluator_version, item_key, response_id, response_b_id, origin, backfill_id)
+     SELECT c.workspace_id, c.evaluator_id, c.version, c.item_key, c.response_id, c.response_b_id, c.origin, c.backfill_id
+       FROM json_to_recordset($1::json) AS c (workspace_id text, evaluator_id text, version int, item_key text, response_id text,
+                                              response_b_id text, origin text, backfill_id text)
+     ON CONFLICT (evaluator_id, evaluator_version, item_key) DO NOTHING
+     RETURNING id`,
+    [
+      JSON.stringify(
+        calls.map((c) => ({
+          workspace_id: c.workspaceId,
+          evaluator_id: c.evaluatorId,
+          version: c.version,
+          item_key: c.itemKey,
+          response_id: c.responseId,
+          response_b_id: c.responseBId,
+          origin: c.origin,
+          backfill_id: c.backfillId,
+        })),
+      ),
+    ],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Claims due pending calls of enabled live evaluators (these `ids` only, when given), each
+ * evaluator within what is left of its per-minute budget (attempts started in the last minute,
+ * the claimed ones included: the claim stamps `last_attempt_at`), leased for `leaseMs`.
+ *
+ * @example
+ * const due = await claimDueEvaluatorCalls(db, { ids: undefined, limit: 100, leaseMs: 60_000 });
+ */
+export async function claimDueEvaluatorCalls(db: SqlExecutor, options: { ids: readonly number[] | undefined; limit: number; leaseMs: number }): Promise<DueEvaluatorCall[]> {
+  const budgets = await db.query<{ id: string; left: number }>(
+    `SELECT e.id, e.rate_per_minute - (SELECT count(*)::int FROM evaluator_calls r
+                                          WHERE r.evaluator_id = e.id AND r.last_attempt_at > now() - interval '1 minute') AS left
+       FROM evaluators e
+      WHERE e.deleted_at IS NULL AND e.enabled
+        AND e.id IN (SELECT DISTINCT c.evaluator_id FROM evaluator_calls c
+                      WHERE c.status = 'pending' AND c.next_attempt_at <= now()
+                        AND ($1::bigint[] IS NULL OR c.id = ANY ($1::bigint[])))`,
+    [options.ids ?? null],
+  );
+  const claimed: DueEvaluatorCall[] = [];
+  for (const budget of budgets) {
+    const take = Math.min(budget.left, options.limit - claimed.length);
+    if (take <= 0) continue;
+    const rows = await db.query<DueEvaluatorCall>(
+      `WITH due AS (
+         SELECT c.id FROM evaluator_calls c
+          WHERE c.evaluator_id = $1 AND c.status = 'pending' AND c.next_attempt_at <= now()
+            AND (c.lease_until IS NULL OR c.lease_until < now())
+            AND ($2::bigint[] IS NULL OR c.id = ANY ($2::bigint[]))
+          ORDER BY c.next_attempt_at, c.id
+          LIMIT $3
+          FOR UPDATE SKIP LOCKED
+       )
+       UPDATE evaluator_calls c
+          SET lease_until = now() + $4::double precision * interval '1 millisecond', last_attempt_at = now()
+         FROM due, evaluators e
+        WHERE c.id = due.id AND e.id = c.evaluator_id
+       RETURNING c.id, c.workspace_id, c.evaluator_id, c.evaluator_version, c.item_key, c.response_id, c.response_b_id, c.attempts,
+                 e.name, e.url, e.secret, e.kind, e.output, e.score_config_id, e.timeout_ms`,
+      [budget.id, options.ids ?? null, take, options.leaseMs],
+    );
+    claimed.push(...rows.map((r) => ({ ...r, id: Number(r.id) })));
+  }
+  return claimed;
+}
+
+/** Records an answered call: its event written (or a duplicate of one written before). */
+export async function markCallDone(db: SqlExecutor, id: number, outcome: { status: number; latencyMs: number; eventId: string }): Promise<void> {
+  await db.query(
+    `UPDATE evaluator_calls
+        SET status = 'done', attempts = attempts + 1, last_status_code = $2, last_error = NULL, latency_ms = $3, event_id = $4,
+            completed_at = now(), lease_until = NULL
+      WHERE id = $1 AND status = 'pending'`,
+    [id, outcome.status, outcome.latencyMs, outcome.eventId],
+  );
+}
+
+/** Records a failed attempt: retried in `retryInMs`, or dead-lettered (`dead`). */
+export async function recordCallFailure(
+  db: SqlExecutor,
+  id: number,
+  failure: { dead: boolean; status: number | null; error: string; latencyMs: number | null; retryInMs: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE evaluator_calls
+        SET status = $2, attempts = attempts + 1, last_status_code = $3, last_error = $4, latency_ms = $5,
+            next_attempt_at = now() + $6::double precision * interval '1 millisecond', lease_until = NULL,
+            completed_at = CASE WHEN $2 = 'dead' THEN now() ELSE NULL END
+      WHERE id = $1 AND status = 'pending'`,
+    [id, failure.dead ? 'dead' : 'pending', failure.status, failure.error, failure.latencyMs, failure.retryInMs],
+  );
+}
+
+/**
+ * An evaluator's calls, newest first, `limit` at a time (`beforeId` from the last page goes on),
+ * optionally of one status.
+ *
+ * @example
+ * await listEvaluatorCalls(db, 'ws_1', 'ev_…', { status: 'dead', beforeId: undefined, limit: 50 })
+ */
+export async function listEvaluatorCalls(
+  db: SqlExecutor,
+  workspaceId: string,
+  evaluatorId: string,
+  options: { status: EvaluatorCallStatus | undefined; beforeId: number | undefined; limit: number },
+): Promise<{ calls: EvaluatorCallInfo[]; nextBeforeId: number | null }> {
+  const rows = await db.query<CallRow>(
+    `SELECT id, evaluator_version, item_key, response_id, response_b_id, origin, backfill_id, status, attempts, last_status_code, last_error,
+            latency_ms, event_id, created_at, completed_at, next_attempt_at
+       FROM evaluator_calls
+      WHERE workspace_id = $1 AND evaluator_id = $2 AND ($3::text IS NULL OR status = $3) AND ($4::bigint IS NULL OR id < $4::bigint)
+      ORDER BY id DESC LIMIT $5`,
+    [workspaceId, evaluatorId, options.status ?? null, options.beforeId ?? null, options.limit + 1],
+  );
+  const page = rows.slice(0, options.limit);
+  const last = page[page.length - 1];
+  return { calls: page.map(toInfo), nextBeforeId: rows.length > options.limit && last ? Number(last.id) : null };
+}
+
+/**
+ * Puts a dead-lettered call back to pending, due now, with its attempts reset.
+ *
+ * @example
+ * await retryDeadCall(db, 'ws_1', 'ev_…', 17) // 'retried'
+ */
+export async function retryDeadCall(db: SqlExecutor, workspaceId: string, evaluatorId: string, callId: number): Promise<'retried' | 'not_found' | 'not_dead'> {
+  const [row] = await db.query<{ status: EvaluatorCallStatus; retried: boolean }>(
+    `WITH found AS (
+       SELECT id, status FROM evaluator_calls WHERE workspace_id = $1 AND evaluator_id = $2 AND id = $3
+     ), retried AS (
+       UPDATE evaluator_calls c SET status = 'pending', attempts = 0, next_attempt_at = now(), lease_until = NULL, completed_at = NULL
+         FROM found WHERE c.id = found.id AND found.status = 'dead' RETURNING c.id
+     )
+     SELECT found.status, EXISTS (SELECT 1 FROM retried) AS retried FROM found`,
+    [workspaceId, evaluatorId, callId],
+  );
+  if (!row) return 'not_found';
+  return row.retried ? 'retried' : 'not_dead';
+}
+
+/** Counts of an evaluator's calls by status (shown on the evaluator). */
+export async function evaluatorCallCounts(db: SqlExecutor, evaluatorId: string): Promise<Record<EvaluatorCallStatus, number>> {
+  const rows = await db.query<{ status: EvaluatorCallStatus; n: number }>('SELECT status, count(*)::int AS n FROM evaluator_calls WHERE evaluator_id = $1 GROUP BY status', [
+    evaluatorId,
+  ]);
+  const counts: Record<EvaluatorCallStatus, number> = { pending: 0, done: 0, dead: 0 };
+  for (const r of rows) counts[r.status] = r.n;
+  return counts;
+}
