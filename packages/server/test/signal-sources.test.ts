@@ -230,5 +230,20 @@ for (const backend of BACKENDS) {
       await settle();
       expect(await lines('/v1/exports/trl-dpo')).toEqual([]);
     });
+
+    it('takes a retracted judge verdict back from its source alone, never from the users’ counts', async () => {
+      const before = (await send('GET', '/v1/stats/live')).json();
+      const statsBefore = (await send('GET', '/v1/stats')).json();
+      const res = await t.app.inject({ method: 'DELETE', url: '/v1/feedback/src-j2?reason=judge%20rerun', headers: t.auth });
+      expect(res.statusCode).toBe(200);
+      await settle();
+      const after = (await send('GET', '/v1/stats/live')).json();
+      expect(after.bySource.judge).toBe(before.bySource.judge - 1);
+      expect(after.bySource.explicit).toBe(before.bySource.explicit);
+      expect(after.byPolarity).toEqual(before.byPolarity);
+      const statsAfter = (await send('GET', '/v1/stats')).json();
+      expect(statsAfter.bySource.judge.events).toBe(statsBefore.bySource.judge.events - 1);
+      expect(statsAfter).toMatchObject({ total: statsBefore.total, satisfactionRate: statsBefore.satisfactionRate });
+    });
   });
 }
