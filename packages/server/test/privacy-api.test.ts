@@ -140,6 +140,9 @@ for (const backend of BACKENDS) {
       // A dataset (issue 27) freezes the victim's response and correction: erasure removes them from every version.
       const dataset = (await req('POST', '/v1/datasets', { name: `erasure-${randomBytes(4).toString('hex')}` })).json() as { id: string };
       expect((await req('POST', `/v1/datasets/${dataset.id}/items`, { responseIds: ['v-r1', 'o-r1'] })).statusCode).toBe(207);
+      // A review queue (issue 27) holding both responses: the victim's item goes with the response.
+      const queue = (await req('POST', '/v1/review-queues', { name: `erasure-${randomBytes(4).toString('hex')}`, kind: 'single' })).json() as { id: string };
+      expect((await req('POST', `/v1/review-queues/${queue.id}/items`, { responseIds: ['v-r1', 'o-r1'] })).statusCode).toBe(207);
       const before = await tablesContaining(t, victim);
       expect(before).toHaveProperty('dataset_item_changes');
       expect(Object.keys(before).length).toBeGreaterThan(5);
@@ -161,6 +164,8 @@ for (const backend of BACKENDS) {
       expect(await tablesContaining(t, secretQuery)).toEqual({});
       const items = (await req('GET', `/v1/datasets/${dataset.id}/items?version=1`)).json() as { data: Array<{ responseId: string }> };
       expect(items.data.map((i) => i.responseId)).toEqual(['o-r1']);
+      const queued = (await req('GET', `/v1/review-queues/${queue.id}/items`)).json() as { data: Array<{ responseId: string }> };
+      expect(queued.data.map((i) => i.responseId)).toEqual(['o-r1']);
       // The other user's response is rescored without the victim's votes, and today's rollup no longer counts them.
       const [score] = await t.db.query<{ signal_count: number }>('SELECT signal_count FROM response_scores WHERE workspace_id = $1 AND response_id = $2', [t.workspaceId, 'o-r1']);
       expect(score?.signal_count).toBe(1);

@@ -107,6 +107,16 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
       "DELETE FROM dataset_item_changes WHERE workspace_id = $1 AND (response_id = ANY ($2::text[]) OR expected_event->>'id' = ANY ($3::text[]))",
       [workspaceId, responseIds, eventIds],
     );
+    // Review items (issue 27) of the erased responses, with their reservations and reviews (a
+    // reviewer's correction quotes the answer): the foreign keys cascade, counted before they go.
+    const itemRows = await tx.query<{ id: string }>(
+      'SELECT id FROM review_items WHERE workspace_id = $1 AND (response_id = ANY ($2::text[]) OR response_b_id = ANY ($2::text[]))',
+      [workspaceId, responseIds],
+    );
+    const itemIds = itemRows.map((r) => r.id);
+    report.reviews = await count(tx, 'DELETE FROM reviews WHERE workspace_id = $1 AND item_id = ANY ($2::text[])', [workspaceId, itemIds]);
+    report.review_reservations = await count(tx, 'DELETE FROM review_reservations WHERE workspace_id = $1 AND item_id = ANY ($2::text[])', [workspaceId, itemIds]);
+    report.review_items = await count(tx, 'DELETE FROM review_items WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, itemIds]);
     const erased = new Set(responseIds);
     await recomputeTags(tx, [...new Set(signalsGone.map((s) => s.response_id))].filter((id) => !erased.has(id)).map((responseId) => ({ workspaceId, responseId })));
     const keepFrom = keepDaysFrom.toISOString().slice(0, 10);

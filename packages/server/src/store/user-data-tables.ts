@@ -62,5 +62,9 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   dataset_item_changes: 'erased',
   dataset_versions: 'none',
   datasets: 'none',
+  review_queues: 'none',
+  review_items: 'erased',
+  review_reservations: 'erased',
+  reviews: 'erased',
   feedloop_migrations: 'none',
 };
