@@ -267,3 +267,19 @@ export async function evaluatorCallCounts(db: SqlExecutor, evaluatorId: string):
   for (const r of rows) counts[r.status] = r.n;
   return counts;
 }
+
+/**
+ * Marks every response an evaluator answered for a rescore (its weight factor changed, so their
+ * composite scores do).
+ *
+ * @example
+ * await markJudgedResponsesDirty(db, 'ev_…')
+ */
+export async function markJudgedResponsesDirty(db: SqlExecutor, evaluatorId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO score_dirty AS d (workspace_id, response_id)
+     SELECT DISTINCT workspace_id, response_id FROM evaluator_calls WHERE evaluator_id = $1 AND status = 'done' ORDER BY 1, 2
+     ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1`,
+    [evaluatorId],
+  );
+}
