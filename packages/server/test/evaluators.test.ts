@@ -13,13 +13,15 @@ import { queueEvaluatorCalls } from '../src/store/evaluator-calls.js';
 import { refreshJudgeWeights } from '../src/pipeline/judge-weights.js';
 import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
 import { startJudge, type TestJudge } from './evaluator-server.js';
-import { BACKENDS, startTestApp, type TestApp } from './harness.js';
+import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
 
 /** Loopback judges need the operator's allow setting; an hour's sweep keeps the scheduled tick out of the way. */
 const LOCAL = { FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '3600' };
 
 for (const backend of BACKENDS) {
-  describe.skipIf(!backend.available)(`evaluators on ${backend.name}`, () => {
+  // Production is Postgres with Redis: the evaluator jobs run on BullMQ there, in process embedded.
+  const production = backend.name === 'postgres';
+  describe.skipIf(!backend.available || (production && !redisUp))(`evaluators on ${backend.name}${production ? ' + Redis (BullMQ)' : ''}`, () => {
     let t: TestApp;
     type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
     const call = (method: Method, url: string, payload?: unknown) =>
@@ -50,7 +52,8 @@ for (const backend of BACKENDS) {
     };
 
     beforeAll(async () => {
-      t = await startTestApp(await backend.open(), LOCAL, { worker: true });
+      t = await startTestApp(await backend.open(), production ? { ...LOCAL, REDIS_URL } : LOCAL, { worker: true });
+      expect(t.services.config.redisUrl !== undefined).toBe(production);
     });
     afterAll(async () => {
       await t.close();
