@@ -2,8 +2,9 @@
  * Benchmark (issue 27): the reviewing round trip, `POST /v1/review-queues/:id/next` then
  * `POST …/items/:itemId/reviews` (a verdict, which becomes a `review` feedback event through
  * ingest), by 20 concurrent reviewers (each its own reviewer key) on a queue of 100,000 items, on
- * the production profile's API node (fresh Postgres database, Redis). Figures: round trips per
- * second and the round trip's p50/p95.
+ * the production profile's API node (fresh Postgres database, Redis; DATABASE_POOL_SIZE = the
+ * reviewers, as many connections as the baseline has). Figures: round trips per second and the
+ * round trip's p50/p95, and `next`'s and the review's own.
  * - Baseline, same run, same Postgres server: the bare reservation a queue needs at least, 20
  *   connections each looping `UPDATE … WHERE id = (SELECT … ORDER BY id LIMIT 1 FOR UPDATE SKIP
  *   LOCKED)` (reserve) then `UPDATE … SET done` (review) on a 100,000-row table, no HTTP.
@@ -92,7 +93,8 @@ export async function runReviewBench(): Promise<BenchResult[]> {
   const durationMs = envInt('BENCH_DURATION_MS', 10_000);
   const database = await createFreshDatabase();
   const secretKey = `fl_sk_bench_${token(16)}`;
-  const server = await startFeedloop({ databaseUrl: database.url, secretKey });
+  // As many database connections as reviewers, as the baseline has: like for like.
+  const server = await startFeedloop({ databaseUrl: database.url, secretKey, env: { DATABASE_POOL_SIZE: String(reviewers) } });
   const agent = keepAliveAgent(reviewers + 2);
   try {
     const call = async (path: string, body: unknown, key = secretKey): Promise<{ status: number; json: Record<string, unknown> | null }> => {
@@ -118,14 +120,23 @@ export async function runReviewBench(): Promise<BenchResult[]> {
     }
     console.log(`  review: ${int(items)} responses and items ready in ${dec((performance.now() - t0) / 1000, 1)} s`);
 
+    const nextMs: number[] = [];
+    const reviewMs: number[] = [];
     const trip = await drive(reviewers, durationMs, async (i) => {
       const key = keys[i] as string;
+      const s0 = performance.now();
       const next = await call(`/v1/review-queues/${queueId}/next`, {}, key);
+      nextMs.push(performance.now() - s0);
       if (next.status !== 200) return `next: HTTP ${next.status}`;
       const itemId = (next.json?.item as { id: string }).id;
+      const s1 = performance.now();
       const review = await call(`/v1/review-queues/${queueId}/items/${itemId}/reviews`, { verdict: 'approved', qualityScores: { accuracy: 90 } }, key);
+      reviewMs.push(performance.now() - s1);
       return review.status === 201 ? undefined : `review: HTTP ${review.status} ${JSON.stringify(review.json).slice(0, 200)}`;
     });
+    nextMs.sort((a, b) => a - b);
+    reviewMs.sort((a, b) => a - b);
+    console.log(`  review: next p50 ${dec(percentile(nextMs, 0.5), 1)} ms, p95 ${dec(percentile(nextMs, 0.95), 1)} ms; review p50 ${dec(percentile(reviewMs, 0.5), 1)} ms, p95 ${dec(percentile(reviewMs, 0.95), 1)} ms`);
     const bare = await baseline(database.url, items, reviewers, durationMs);
     const rate = (l: Loop) => (l.trips.length * 1000) / l.elapsedMs;
     const [p50, p95, b50, b95] = [percentile(trip.trips, 0.5), percentile(trip.trips, 0.95), percentile(bare.trips, 0.5), percentile(bare.trips, 0.95)];

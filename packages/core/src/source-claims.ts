@@ -9,11 +9,10 @@ import type { SignalSource } from './event-types.js';
 
 /**
  * The key kinds that may send each attributed source. A secret key belongs to the team's own
- * backend (its review tool, its evaluator runner). Issue 27's reviewer keys add `reviewer` to
- * `review` when they exist.
+ * backend (its review tool, its evaluator runner). A reviewer key (issue 27) claims `review`: it
+ * reaches only the review queue routes, which write its reviews as `review` events.
  */
 export const SOURCE_CLAIMANTS = {
-  // A reviewer key (issue 27) speaks for its reviewer through the review queue routes only.
   review: ['secret', 'reviewer'],
   judge: ['secret'],
 } as const satisfies Record<'review' | 'judge', readonly string[]>;

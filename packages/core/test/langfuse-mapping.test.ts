@@ -44,7 +44,14 @@ describe('Langfuse scores', () => {
     expect(mapLangfuseScore({ id: 's1', name: 'h', value: 0.5, traceId: 't1', observationId: 'o1', source: 'EVAL' })).toEqual({
       ok: true,
       responseId: 't1',
-      event: { type: 'score', responseId: 't1', payload: { name: 'h', value: 0.5 }, metadata: { source: 'EVAL', dataType: 'NUMERIC', observationId: 'o1', scoreId: 's1' } },
+      // EVAL is an evaluator's: a judge, named by the score when the score's metadata names none.
+      event: {
+        type: 'score',
+        responseId: 't1',
+        source: 'judge',
+        payload: { name: 'h', value: 0.5 },
+        metadata: { source: 'EVAL', dataType: 'NUMERIC', observationId: 'o1', scoreId: 's1', evaluatorId: 'langfuse:h' },
+      },
     });
     expect(mapLangfuseScore({ name: 'tone', value: 'dry', traceId: 't1' })).toMatchObject({ ok: true, event: { type: 'score', payload: { name: 'tone', stringValue: 'dry' } } });
     expect(mapLangfuseScore({ name: 'ok', value: true, dataType: 'BOOLEAN', traceId: 't1' })).toMatchObject({ ok: true, event: { payload: { value: 1 } } });
@@ -53,6 +60,16 @@ describe('Langfuse scores', () => {
       event: { type: 'comment', payload: { comment: 'text' }, metadata: { scoreName: 'n', scoreComment: 'c' } },
     });
     expect(mapLangfuseScore({ name: 'fix', value: 'better', dataType: 'CORRECTION', traceId: 't1' })).toMatchObject({ ok: true, event: { type: 'correction', payload: { corrected: 'better' } } });
+  });
+
+  it('take EVAL as a judge (its own evaluatorId kept), ANNOTATION as a review, API or none as the type’s source', () => {
+    const named = mapLangfuseScore({ name: 'h', value: 1, traceId: 't1', source: 'EVAL', metadata: { evaluatorId: 'ragas-faithfulness' } });
+    expect(named).toMatchObject({ ok: true, event: { source: 'judge', metadata: { evaluatorId: 'ragas-faithfulness', source: 'EVAL' } } });
+    expect(mapLangfuseScore({ name: 'h', value: 1, traceId: 't1', source: 'ANNOTATION' })).toMatchObject({ ok: true, event: { source: 'review', metadata: { source: 'ANNOTATION' } } });
+    for (const source of ['API', undefined] as const) {
+      const m = mapLangfuseScore({ name: 'h', value: 1, traceId: 't1', ...(source ? { source } : {}) });
+      expect(m.ok && 'source' in m.event).toBe(false);
+    }
   });
 
   it('aim a session score at the session, and refuse dataset runs, missing targets and mistyped values', () => {

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { checkPairwiseReview, checkSingleReview, pairOrder, rubricSchema, sampleKeeps, singleReviewEvents, singleReviewFigures } from '../src/index.js';
+import {
+  checkPairwiseReview,
+  checkSingleReview,
+  judgeFeedback,
+  pairOrder,
+  resolveWorkspaceSettings,
+  rubricSchema,
+  sampleKeeps,
+  singleReviewEvents,
+  singleReviewFigures,
+  validateFeedbackEvent,
+} from '../src/index.js';
 
 describe('review queues (issue 27)', () => {
   it('orders a pair per (item, reviewer): stable, about half each way, independent between reviewers', () => {
@@ -47,5 +58,20 @@ describe('review queues (issue 27)', () => {
     ]);
     expect(singleReviewEvents({ comment: 'fine' }).map((p) => p.type)).toEqual(['comment']);
     expect(singleReviewFigures(review)).toEqual({ label: 'rejected', scores: { accuracy: 10, tone: 2 } });
+  });
+
+  it('lets a review reach a response after the feedback window, not a user\'s vote', () => {
+    const settings = resolveWorkspaceSettings({});
+    const created = new Date('2026-01-01T00:00:00Z');
+    const later = new Date(created.getTime() + 72 * 3_600_000);
+    const of = (input: Record<string, unknown>) => {
+      const v = validateFeedbackEvent({ responseId: 'r', ...input });
+      if (!v.ok) throw new Error(v.error.message);
+      return v.value;
+    };
+    const review = of({ type: 'review', source: 'review', userId: 'ann', payload: { verdict: 'approved' } });
+    const user = of({ type: 'review', userId: 'u1', payload: { verdict: 'approved' } });
+    expect(judgeFeedback(review, { createdAt: created }, settings, later, true).ok).toBe(true);
+    expect(judgeFeedback(user, { createdAt: created }, settings, later, true)).toMatchObject({ ok: false, error: { code: 'FEEDLOOP_ERR_FEEDBACK_WINDOW_CLOSED' } });
   });
 });

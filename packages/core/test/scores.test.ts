@@ -52,6 +52,14 @@ describe('mapScore', () => {
     expect(voteSlot(mapped)).toBe('rating:"clarity"');
   });
 
+  it('keeps a reviewer’s or a judge’s source through the mapping, and drops a user source for the new type’s', () => {
+    const c = config({ name: 'thumbs', dataType: 'boolean', mapsTo: 'thumbs' });
+    const judged = { ...event({ name: 'thumbs', value: 1 }), source: 'judge', metadata: { evaluatorId: 'e1' } } as ScoreEvent;
+    expect(mapScore(judged, c)).toMatchObject({ type: 'thumbs_up', source: 'judge', metadata: { evaluatorId: 'e1' } });
+    expect(mapScore({ ...event({ name: 'thumbs', value: 0 }), source: 'review' } as ScoreEvent, c)).toMatchObject({ type: 'thumbs_down', source: 'review' });
+    expect('source' in mapScore({ ...event({ name: 'thumbs', value: 0 }), source: 'explicit' } as ScoreEvent, c)).toBe(false);
+  });
+
   it('leaves an unmapped score a score, in its own slot per name', () => {
     const e = event({ name: 'help', value: 0.3 });
     expect(mapScore(e, config({ name: 'help' }))).toEqual(e);

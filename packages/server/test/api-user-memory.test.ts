@@ -108,6 +108,20 @@ for (const backend of BACKENDS) {
       expect(new Set(lines).size).toBe(lines.length);
     });
 
+    it("learns nothing from a reviewer's or a judge's verdict naming the user: memory is what the user said", async () => {
+      for (const i of [1, 2, 3]) {
+        expect((await post('/v1/responses', { id: `memj-r${i}`, query: 'q', answer: 'a', userId: 'u-judged', queryType: 'sql' })).statusCode).toBe(201);
+        const verdict = { responseId: `memj-r${i}`, userId: 'u-judged', type: 'error_categories', payload: { categories: ['hallucination'] } };
+        expect((await post('/v1/feedback', { ...verdict, id: `memj-j${i}`, source: 'judge', metadata: { evaluatorId: 'e1' } })).statusCode).toBe(202);
+        expect((await post('/v1/feedback', { ...verdict, id: `memj-v${i}`, source: 'review' })).statusCode).toBe(202);
+      }
+      expect((await context('u-judged', true)).items).toEqual([]);
+      // The same verdicts from the user teach it.
+      for (const i of [1, 2]) expect((await post('/v1/feedback', { id: `memj-u${i}`, responseId: `memj-r${i}`, userId: 'u-judged', type: 'error_categories', payload: { categories: ['hallucination'] } })).statusCode).toBe(202);
+      const item = (await context('u-judged', true)).items.find((x) => x.key === 'category' && x.value === 'hallucination');
+      expect(item?.eventIds?.sort()).toEqual(['memj-u1', 'memj-u2']);
+    });
+
     it("never draws on another user's or workspace's events", async () => {
       expect((await context('u-other')).items).toEqual([]);
       const other = await t.otherWorkspace();

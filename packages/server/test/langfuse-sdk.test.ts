@@ -24,6 +24,7 @@ interface ResponseRow {
 interface EventRow {
   id: string;
   type: string;
+  source: string;
   session_id: string | null;
   payload: Record<string, unknown>;
   metadata: Record<string, unknown>;
@@ -61,7 +62,7 @@ for (const backend of BACKENDS) {
         )
       )[0];
     const events = (responseId: string) =>
-      t.db.query<EventRow>('SELECT id, type, session_id, payload, metadata FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY seq', [
+      t.db.query<EventRow>('SELECT id, type, source, session_id, payload, metadata FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY seq', [
         t.workspaceId,
         responseId,
       ]);
@@ -132,6 +133,8 @@ for (const backend of BACKENDS) {
       const [distance] = await t.db.query<{ edit_distance: number }>('SELECT edit_distance FROM feedback_events WHERE workspace_id = $1 AND id = $2', [t.workspaceId, stored[1]?.id]);
       expect(distance?.edit_distance).toBe(5);
       expect(stored[1]?.metadata).toMatchObject({ observationId: span.id, dataType: 'CORRECTION', scoreId: 'score-fix' });
+      // ANNOTATION is a person's review in Langfuse: source review; API (the default) keeps the type's.
+      expect(stored.map((e) => e.source)).toEqual(['explicit', 'review']);
     });
 
     it('creates the trace of an early score bare, completes it when the trace arrives, and keeps the score attached', async () => {
@@ -173,6 +176,31 @@ for (const backend of BACKENDS) {
       expect(byScore.get('score-cat')).toMatchObject({ type: 'score', payload: { name: 'tone', stringValue: 'friendly' } });
       // The seeded `thumbs` config maps 0 to a thumbs down; the source is kept.
       expect(byScore.get('score-bool')).toMatchObject({ type: 'thumbs_down', metadata: { source: 'EVAL', dataType: 'BOOLEAN' } });
+      // EVAL is an evaluator's: a judge (named by the score), whose thumbs down is no user's.
+      expect(byScore.get('score-bool')).toMatchObject({ source: 'judge', metadata: { evaluatorId: 'langfuse:thumbs' } });
+      expect(byScore.get('score-num')?.source).toBe('explicit');
+    });
+
+    it('keeps an EVAL score out of the users’ satisfaction, and names the evaluator the score’s metadata gives', async () => {
+      const { lf, complaints } = client();
+      const trace = lf.trace({ id: 'lf-trace-judged', input: 'Q', output: 'A' });
+      trace.score({ id: 'score-judge-1', name: 'thumbs', value: 1, dataType: 'BOOLEAN', source: 'EVAL', metadata: { evaluatorId: 'ragas' } } as never);
+      trace.score({ id: 'score-user-1', name: 'thumbs', value: 0, dataType: 'BOOLEAN' } as never);
+      await lf.flushAsync();
+      expect(complaints).toEqual([]);
+      const stored = new Map((await events('lf-trace-judged')).map((e) => [e.metadata.scoreId, e]));
+      expect(stored.get('score-judge-1')).toMatchObject({ type: 'thumbs_up', source: 'judge', metadata: { evaluatorId: 'ragas' } });
+      expect(stored.get('score-user-1')).toMatchObject({ type: 'thumbs_down', source: 'explicit' });
+    });
+
+    it('refuses an EVAL or ANNOTATION score from the browser client (a public key speaks for the user): 403 inside the 207', async () => {
+      const web = new LangfuseWeb({ publicKey: t.publicKey, baseUrl, fetchRetryCount: 0 });
+      sdks.push(web);
+      const complaints = heard(web);
+      await web.score({ id: 'score-web-eval', traceId: 'lf-trace-1', name: 'helpfulness', value: 1, source: 'EVAL' } as never).catch(() => undefined);
+      await web.shutdownAsync();
+      expect(complaints.join('\n')).toMatch(/"status":403.*FEEDLOOP_ERR_AUTH_SOURCE_FORBIDDEN/);
+      expect((await events('lf-trace-1')).map((e) => e.metadata.scoreId)).not.toContain('score-web-eval');
     });
 
     it('replaces a re-sent score id as a vote change (the earlier value retracted), reads and deletes it with the v4 client', async () => {

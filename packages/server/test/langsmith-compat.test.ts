@@ -171,8 +171,15 @@ for (const backend of BACKENDS) {
       ]);
       expect(rows[0]?.payload).toMatchObject({ name: 'groundedness', value: 0.25 });
       expect(rows[1]?.payload).toMatchObject({ corrected: 'the corrected answer' });
-      const source = await t.db.query<{ source: string }>("SELECT metadata->>'source' AS source FROM feedback_events WHERE workspace_id = $1 AND id = $2", [t.workspaceId, judged.id]);
-      expect(source[0]?.source).toBe('judge');
+      const source = await t.db.query<{ source: string; meta: string; evaluator: string }>(
+        "SELECT source, metadata->>'source' AS meta, metadata->>'evaluatorId' AS evaluator FROM feedback_events WHERE workspace_id = $1 AND id = ANY($2::text[]) ORDER BY id",
+        [t.workspaceId, [judged.id, `${judged.id}:correction`]],
+      );
+      // feedback_source.type "model" is a judge's: the envelope source, named by its key when nothing else names it.
+      expect(source).toEqual([
+        { source: 'judge', meta: 'judge', evaluator: 'langsmith:groundedness' },
+        { source: 'judge', meta: 'judge', evaluator: 'langsmith:groundedness' },
+      ]);
       // Outside its config: refused with LangSmith's { detail }, nothing stored.
       await expect(client.createFeedback(ids.root, 'groundedness', { score: 3, feedbackConfig: { type: 'continuous', min: 0, max: 1 } })).rejects.toThrow(/400.*score/);
       expect(await events(ids.root)).toHaveLength(2);
@@ -181,6 +188,28 @@ for (const backend of BACKENDS) {
       expect(configs.find((c) => c.name === 'groundedness')).toMatchObject({ dataType: 'numeric', min: 0, max: 1 });
       await expect(client.createFeedback(ids.root, 'groundedness', { score: 3 })).rejects.toThrow(/400/);
       expect(await events(ids.root)).toHaveLength(2);
+    });
+
+    it("takes an evaluator's logEvaluationFeedback as a judge named by its run, and an app's feedback as the user's", async () => {
+      const ids = await traceCall('Evaluate me');
+      const evaluatorRun = crypto.randomUUID();
+      await client.logEvaluationFeedback({ key: 'correctness', score: 1, sourceRunId: evaluatorRun }, { id: ids.root, trace_id: ids.root } as never);
+      const named = await client.createFeedback(ids.root, 'conciseness', { score: 0, feedbackSourceType: 'model', sourceInfo: { evaluatorId: 'concise-v2' } });
+      const app = await client.createFeedback(ids.root, 'user_score', { score: 1, feedbackSourceType: 'app' });
+      const rows = await t.db.query<{ id: string; type: string; source: string; evaluator: string | null }>(
+        "SELECT id, type, source, metadata->>'evaluatorId' AS evaluator FROM feedback_events WHERE workspace_id = $1 AND response_id = $2 ORDER BY seq",
+        [t.workspaceId, ids.root],
+      );
+      expect(rows.map((r) => [r.source, r.evaluator])).toEqual([
+        ['judge', `langsmith:run:${evaluatorRun}`],
+        ['judge', 'concise-v2'],
+        ['explicit', null],
+      ]);
+      expect(rows.slice(1).map((r) => r.id)).toEqual([named.id, app.id]);
+      // user_score maps to thumbs (its seeded config): the app's is a user's vote, the judges' are counted apart.
+      expect(rows.at(-1)?.type).toBe('thumbs_up');
+      const listed = (await t.app.inject({ method: 'GET', url: '/v1/feedback?source=judge&evaluatorId=concise-v2', headers: t.auth })).json().data as Array<{ id: string }>;
+      expect(listed.map((e) => e.id)).toEqual([named.id]);
     });
 
     it('keeps feedback given before its run arrives: the response is bare, then completed by the run', async () => {

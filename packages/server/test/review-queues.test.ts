@@ -289,8 +289,12 @@ for (const backend of BACKENDS) {
       const q = await queue({ name: 'rules', rules: [{ filter: { rating: 'negative', agent: 'rules' }, sample: 1 }] });
       const scored = await queue({ name: 'score-rule', rules: [{ filter: { maxScore: -0.1, agent: 'rules' }, sample: 1 }] });
       const none = await queue({ name: 'sampled-out', rules: [{ filter: { agent: 'rules' }, sample: 0 }] });
+      // This test's events only: the others' retractions are processed by their own tests.
       const process = async () => {
-        const keys = await t.db.query<{ workspace_id: string; event_id: string }>('SELECT workspace_id, event_id FROM pipeline_pending WHERE workspace_id = $1', [t.workspaceId]);
+        const keys = await t.db.query<{ workspace_id: string; event_id: string }>(
+          "SELECT p.workspace_id, p.event_id FROM pipeline_pending p JOIN feedback_events e ON e.workspace_id = p.workspace_id AND e.id = p.event_id WHERE p.workspace_id = $1 AND e.response_id LIKE 'rule-%'",
+          [t.workspaceId],
+        );
         await processEvents(t.db, keys.map((k) => [k.workspace_id, k.event_id]), { counters: { kind: 'outbox' }, stream: false });
       };
       const items = async (queueId: string) =>

@@ -107,8 +107,24 @@ for (const backend of BACKENDS) {
       expect(r1.quality.weightSum).toBeCloseTo(2.5, 10);
       expect(r1.quality.signalCount).toBe(4);
       expect(r1.feedbackBySource).toEqual({ explicit: 1, judge: 2, review: 1 });
+      // The stored signal weights (webhooks, exports' minWeight) say the same: a judge's is 0.
+      const weights = await t.db.query<{ event_id: string; weight: number }>(
+        `SELECT event_id, weight FROM feedback_signals WHERE workspace_id = $1 AND event_id IN ('src-u1', 'src-v1', 'src-j2') ORDER BY event_id`,
+        [t.workspaceId],
+      );
+      expect(weights).toEqual([
+        { event_id: 'src-j2', weight: 0 },
+        { event_id: 'src-u1', weight: 1 },
+        { event_id: 'src-v1', weight: 1.5 },
+      ]);
       const sources = Object.fromEntries((r1.feedback as Array<{ id: string; source: string }>).map((e) => [e.id, e.source]));
       expect(sources).toEqual({ 'src-u1': 'explicit', 'src-v1': 'review', 'src-j1': 'judge', 'src-j2': 'judge' });
+      // The list counts the users' votes, and reviews and judgements apart; a judge's vote tags no rating.
+      const list = (await send('GET', '/v1/responses?limit=10')).json().data as Array<{ id: string; positive: number; negative: number; reviews: number; judgements: number }>;
+      expect(list.find((r) => r.id === 'src-r1')).toMatchObject({ positive: 1, negative: 0, reviews: 1, judgements: 2 });
+      expect(list.find((r) => r.id === 'src-r2')).toMatchObject({ positive: 0, negative: 0, reviews: 0, judgements: 1 });
+      const negatives = (await send('GET', '/v1/responses?rating=negative')).json().data as Array<{ id: string }>;
+      expect(negatives.map((r) => r.id)).toEqual([]);
       const r2 = (await send('GET', '/v1/responses/src-r2')).json();
       expect(r2.quality).toMatchObject({ score: null, weightSum: 0, signalCount: 1 });
     });

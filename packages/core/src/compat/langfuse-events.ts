@@ -6,6 +6,7 @@
  * (`packages/shared/src/server/ingestion/types.ts` in langfuse/langfuse).
  */
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
 import type { ErrorBody } from '../error-codes.js';
 import { inputText, outputText } from './trace-text.js';
 import type { TraceUpdate } from './trace-update.js';
@@ -146,8 +147,9 @@ const bad = (message: string, field: string): MappedScore => ({ ok: false, statu
  * `score` (its config of that name validates and maps it, `mapsTo`), TEXT a `comment`, CORRECTION
  * a `correction` of the response's answer. `traceId` names the response; a `sessionId` alone
  * aims at the session (`session:<id>`, a bare response of that session); `datasetRunId` is not
- * supported (422). Its `source`, `observationId`, `environment` and score `id` go in the event's
- * metadata; the data type, when absent, is read from the value (a number NUMERIC, a string
+ * supported (422). Its `source` sets the event's (EVAL a `judge`, ANNOTATION a `review`:
+ * {@link langfuseScoreSource}) and stays in the metadata with `observationId`, `environment` and
+ * the score `id`; the data type, when absent, is read from the value (a number NUMERIC, a string
  * CATEGORICAL).
  *
  * @example
@@ -181,8 +183,26 @@ export function mapLangfuseScore(s: LangfuseScore): MappedScore {
     // A TEXT score's comment field has nowhere else to go; a score name says what the text is about.
     ...(dataType === 'TEXT' ? given({ scoreName: s.name, scoreComment: comment }) : {}),
   };
-  const event = { ...typed, responseId, ...(sessionTarget === undefined ? {} : { sessionId: sessionTarget }), metadata };
+  const event = { ...typed, responseId, ...(sessionTarget === undefined ? {} : { sessionId: sessionTarget }), ...langfuseScoreSource(s, metadata), metadata };
   return { ok: true, responseId, ...(sessionTarget === undefined ? {} : { sessionTarget }), event };
+}
+
+/**
+ * Who gave a Langfuse score, as feedloop's source: `EVAL` (an evaluator: LLM-as-judge) is a
+ * `judge`, which names its evaluator in `metadata.evaluatorId` (the score's own metadata's
+ * `evaluatorId` when it sends one, else `langfuse:<score name>`); `ANNOTATION` (a person in
+ * Langfuse's annotation UI or queues) is a `review`; `API` or none keeps the type's source.
+ * Fills `metadata.evaluatorId` in place for a judge.
+ *
+ * @example
+ * langfuseScoreSource({ name: 'hallucination', value: 0, source: 'EVAL' }, metadata) // { source: 'judge' }, metadata.evaluatorId 'langfuse:hallucination'
+ */
+export function langfuseScoreSource(s: Pick<LangfuseScore, 'name' | 'source'>, metadata: Record<string, unknown>): { source?: 'judge' | 'review' } {
+  if (s.source === 'ANNOTATION') return { source: 'review' };
+  if (s.source !== 'EVAL') return {};
+  const named = metadata['evaluatorId'];
+  if (typeof named !== 'string' || named === '') metadata['evaluatorId'] = `langfuse:${s.name}`.slice(0, LIMITS.labelMaxLength);
+  return { source: 'judge' };
 }
 
 /** The metadata keys the mapping adds to a score's event (left out of the metadata a GET shows). */

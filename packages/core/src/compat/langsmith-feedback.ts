@@ -192,9 +192,15 @@ export interface LangSmithFeedbackTarget {
 export function langSmithFeedbackEvents(state: LangSmithFeedbackState, target: LangSmithFeedbackTarget): Record<string, unknown>[] {
   const langsmith: Record<string, unknown> = { feedbackId: target.feedbackId, runId: target.runId, key: state.key, source: state.feedback_source.type };
   if (state.value !== null && typeof state.value === 'object') langsmith.value = state.value;
-  // feedloop's envelope `source` is the signal's class (explicit here); who gave it goes in the
-  // metadata: `judge` for a model (LangSmith's evaluators), else LangSmith's own source type.
-  const base = { responseId: target.responseId, metadata: { source: isLangSmithJudge(state) ? 'judge' : state.feedback_source.type, langsmith } };
+  // A model's feedback (LangSmith's evaluators, `feedback_source.type: "model"`) is a judge's,
+  // naming its evaluator; any other source keeps the type's. LangSmith's own source type stays in
+  // the metadata, which a GET answers with.
+  const judged = isLangSmithJudge(state);
+  const base = {
+    responseId: target.responseId,
+    ...(judged ? { source: 'judge' } : {}),
+    metadata: { source: judged ? 'judge' : state.feedback_source.type, ...(judged ? { evaluatorId: langSmithEvaluatorId(state) } : {}), langsmith },
+  };
   const events: Record<string, unknown>[] = [];
   const n = numeric(state.score) ?? numeric(state.value);
   const text = typeof state.value === 'string' ? state.value : undefined;
@@ -213,6 +219,24 @@ export function langSmithFeedbackEvents(state: LangSmithFeedbackState, target: L
     events.push({ ...base, id: events.length > 0 ? `${target.eventId}:correction` : target.eventId, type: 'correction', payload: { corrected: langSmithCorrectionText(state.correction) } });
   }
   return events;
+}
+
+/**
+ * The evaluator a model's feedback names: `feedback_source.metadata.evaluatorId` when the caller
+ * put one in its `sourceInfo`, else the evaluator's run (`__run.run_id`, what the SDK's
+ * `logEvaluationFeedback` sends), else `langsmith:<key>`.
+ *
+ * @example
+ * langSmithEvaluatorId({ key: 'correctness', feedback_source: { type: 'model', metadata: {} } }) // 'langsmith:correctness'
+ */
+export function langSmithEvaluatorId(state: Pick<LangSmithFeedbackState, 'key' | 'feedback_source'>): string {
+  const m = state.feedback_source.metadata;
+  const named = m['evaluatorId'];
+  if (typeof named === 'string' && named !== '') return named.slice(0, LIMITS.labelMaxLength);
+  const run = m['__run'];
+  const runId = typeof run === 'object' && run !== null ? (run as Record<string, unknown>)['run_id'] : undefined;
+  if (typeof runId === 'string' && runId !== '') return `langsmith:run:${runId}`.slice(0, LIMITS.labelMaxLength);
+  return `langsmith:${state.key}`.slice(0, LIMITS.labelMaxLength);
 }
 
 /** Whether a feedback source is a model's (LangSmith's evaluators): feedloop's `judge`. */

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { ErrorBody } from '../error-codes.js';
 import { idSchema, timestampSchema, type FeedbackEvent } from '../event-schema.js';
-import { SIGNAL_SOURCES, type FeedbackEventType } from '../event-types.js';
+import { SIGNAL_SOURCES, isUserSource, type FeedbackEventType } from '../event-types.js';
 import { LIMITS } from '../limits.js';
 import { checkStorable, firstIssue, validateFeedbackEvent, type Validated } from '../validate.js';
 
@@ -61,7 +61,8 @@ const envelope = {
   user_id: idSchema.optional(),
   session_id: idSchema.optional(),
   response_id: idSchema.describe('A registered response (POST /v1/responses)'),
-  feedback_source: z.enum(SIGNAL_SOURCES).optional().describe('Must agree with the type when given'),
+  // The seed's sources are the users' own; a reviewer's or a judge's feedback goes to /v1/feedback.
+  feedback_source: z.enum(SIGNAL_SOURCES.filter(isUserSource) as ['explicit', 'implicit', 'outcome']).optional().describe('Must agree with the type when given'),
   timestamp: timestampSchema.optional().describe('Believed for secret keys; receipt time for public keys'),
 };
 

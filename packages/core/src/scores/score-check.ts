@@ -80,7 +80,9 @@ export function validateScore(score: ScorePayload, config: ScoreConfig): ScoreCh
  * // { responseId: 'r', userId: 'u', type: 'thumbs_down', payload: { score: { name: 'thumbs', value: 0, stringValue: 'false', configId: 'sc_1' } } }
  */
 export function mapScore(event: ScoreEvent, config: ScoreConfig): FeedbackEvent {
-  const { payload, type: _type, source: _source, ...envelope } = event;
+  const { payload, type: _type, source, ...rest } = event;
+  // A reviewer's or a judge's score stays theirs once mapped: only a user source is re-derived.
+  const envelope = source === 'review' || source === 'judge' ? { ...rest, source } : rest;
   const { comment, ...score } = payload;
   const withComment = comment === undefined ? {} : { comment };
   if (config.mapsTo === 'thumbs') {

@@ -12,8 +12,33 @@ import { Card, Figure, LineChart, Show, VolumeChart, duration, num, pct, useLoad
 import { FirstRun } from './first-run.js';
 
 interface Interval { rate: number | null; lower: number | null; upper: number | null }
+/**
+ * Reviewers' and judges' ratings beside the users' satisfaction, never inside it: the figures above
+ * count users only (`GET /v1/stats` bySource). Nothing when neither has rated.
+ */
+function AttributedNote({ bySource }: { bySource: Stats['bySource'] }) {
+  const parts = (['review', 'judge'] as const).flatMap((source) => {
+    const s = bySource?.[source];
+    if (!s || s.events === 0) return [];
+    const rated = s.positive + s.negative;
+    return [
+      <span key={source}>
+        <span class={`tag source-${source}`}>{source}</span> {num(s.events)} {s.events === 1 ? 'event' : 'events'}{rated > 0 ? `, ${pct(s.positiveRate)} positive of ${num(rated)} rated` : ''}
+      </span>,
+    ];
+  });
+  if (parts.length === 0) return null;
+  return (
+    <p class="note by-source" aria-label="Reviews and judges">
+      Not counted in satisfaction: {parts.map((p, i) => (i > 0 ? [' · ', p] : p))}
+    </p>
+  );
+}
+
 interface Stats {
   from: string; to: string; events: number; total: number; positive: number; negative: number; satisfactionRate: number | null;
+  /** Counted events per source with their ratings: satisfaction is the users'; reviews and judges show apart. */
+  bySource?: Record<string, { events: number; positive: number; negative: number; positiveRate: number | null }>;
   satisfactionInterval: Interval; rolling7DaySatisfaction: Interval; correctionRate: number | null; escalationRate: number | null;
   avgResponseTimeMs: number | null; firstPassAcceptanceRate: number | null; averageEditDistance: number | null; responses: number;
   byDay: Array<{ date: string; positive: number; negative: number; satisfactionRate: number | null; rolling7DaySatisfaction: number | null }>;
@@ -22,7 +47,7 @@ interface Stats {
   recentDrop: { detected: boolean; verdict: string | null };
 }
 interface ScoreSummary { name: string; count: number; mean: number | null; interval: { lower: number; upper: number } | null; categories: Record<string, number> }
-interface Live { total?: number; byPolarity?: Record<string, number>; byType?: Record<string, number> }
+interface Live { total?: number; byPolarity?: Record<string, number>; byType?: Record<string, number>; bySource?: Record<string, number> }
 interface FiringAlert { id: string; severity: 'warning' | 'critical'; message: string; firedAt: string | null; ruleId: string }
 
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
@@ -46,11 +71,13 @@ function LiveCounters() {
       clearInterval(t);
     };
   }, []);
+  // Reviewers' and judges' events count in the day's total; polarity is the users' alone (core's liveCounterFields).
+  const attributed = (live?.bySource?.review ?? 0) + (live?.bySource?.judge ?? 0);
   return (
     <div class="figures" aria-live="polite">
-      <Figure label="Events today" value={num(live ? (live.total ?? 0) : null)} />
-      <Figure label="Positive" value={num(live ? (live.byPolarity?.positive ?? 0) : null)} />
-      <Figure label="Negative" value={num(live ? (live.byPolarity?.negative ?? 0) : null)} />
+      <Figure label="Events today" value={num(live ? (live.total ?? 0) : null)} sub={attributed > 0 ? `of which ${num(attributed)} from reviewers and judges` : undefined} />
+      <Figure label="Positive" value={num(live ? (live.byPolarity?.positive ?? 0) : null)} sub={attributed > 0 ? "users' signals" : undefined} />
+      <Figure label="Negative" value={num(live ? (live.byPolarity?.negative ?? 0) : null)} sub={attributed > 0 ? "users' signals" : undefined} />
       <Figure label="Corrections" value={num(live ? (live.byType?.correction ?? 0) : null)} />
     </div>
   );
@@ -143,6 +170,7 @@ export function Overview() {
                   />
                 </div>
                 {s.recentDrop.detected ? <p class="warn drop" role="status">{s.recentDrop.verdict}</p> : null}
+                <AttributedNote bySource={s.bySource} />
               </Card>
               <Card title="Satisfaction by day, and its 7-day rolling line" wide>
                 <LineChart

@@ -14,6 +14,8 @@ import { Card, Show, num, useLoad } from '../ui.js';
 interface Item {
   id: string; query: string; answer: string; userId: string | null; agent: string | null; model: string | null; experimentId: string | null; variant: string | null;
   createdAt: string; score: number | null; positive: number; negative: number; corrections: number; categories: string[];
+  /** Counted signals of reviewers and of judges, apart from the users' (absent from older servers). */
+  reviews?: number; judgements?: number;
   scores?: Array<{ name: string; count: number; mean: number | null }>;
 }
 interface LearningSignal { eventId?: string; signal_type?: string; reward?: number; expected_output?: string | null; context?: { polarity?: string; severity?: string; event_type?: string } }
@@ -23,7 +25,9 @@ interface Detail {
   quality: { score: number | null; confidence: number; signalCount?: number; conflicts: unknown[] } | null;
   learningSignals: LearningSignal[];
   scores?: Array<{ eventId: string; name: string; value: number | null; stringValue: string | null; type: string; userId: string | null; occurredAt: string }>;
-  feedback: Array<{ id: string; type: string; userId: string | null; occurredAt: string; payload: Record<string, unknown> | null; editDistance: number | null; supersededBy?: string | null }>;
+  feedback: Array<{ id: string; type: string; source?: string; userId: string | null; occurredAt: string; payload: Record<string, unknown> | null; metadata?: Record<string, unknown> | null; editDistance: number | null; supersededBy?: string | null }>;
+  /** Current feedback per source (explicit, implicit, outcome, review, judge). */
+  feedbackBySource?: Record<string, number>;
 }
 interface Facets { agents: string[]; models: string[]; variants: Array<{ experimentId: string; variant: string }>; categories: string[]; truncated: string[] }
 
@@ -43,7 +47,17 @@ export const BADGES = {
   category: 'error categories named by its negative feedback',
   score: 'composite score in [−1, 1]: the weighted signals combined, with a confidence in [0, 1]',
   named: 'named scores (docs/scores.md): the mean of each name\'s current scores, and how many',
+  review: 'signals from reviewers (source review): counted apart from the users\' and weighed as a person\'s in the composite score',
+  judge: 'signals from automated evaluators (source judge): counted apart from the users\' and weighing 0 in the composite score until judges are calibrated',
 } as const;
+
+/** A review or judge event's badge: who judged the response, never mistaken for a user's vote. */
+export function SourceBadge({ source, evaluatorId }: { source: string | undefined; evaluatorId?: unknown }) {
+  if (source === 'review') return <span class="tag source-review" title={BADGES.review}>review</span>;
+  if (source !== 'judge') return null;
+  const named = typeof evaluatorId === 'string' ? evaluatorId : null;
+  return <span class="tag source-judge" title={`${BADGES.judge}${named ? ` (evaluator ${named})` : ''}`}>judge{named ? ` · ${named}` : ''}</span>;
+}
 
 /** A word-level diff of two texts: removed words struck through, added ones marked. */
 export function WordDiff({ before, after }: { before: string; after: string }) {
@@ -73,12 +87,14 @@ const when = (iso: string): string => new Date(iso).toLocaleString();
 const score = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : x.toFixed(2));
 
 /** A row's badges, each with its meaning as a tooltip. */
-function Badges({ r }: { r: Pick<Item, 'positive' | 'negative' | 'corrections' | 'categories' | 'scores'> }) {
+function Badges({ r }: { r: Pick<Item, 'positive' | 'negative' | 'corrections' | 'categories' | 'scores' | 'reviews' | 'judgements'> }) {
   return (
     <>
       {r.positive ? <span class="tag thumbs_up" title={`${r.positive} ${BADGES.positive}`}>+{r.positive}</span> : null}
       {r.negative ? <span class="tag thumbs_down" title={`${r.negative} ${BADGES.negative}`}>−{r.negative}</span> : null}
       {r.corrections ? <span class="tag correction" title={`${r.corrections} ${BADGES.correction}`}>{r.corrections} corr.</span> : null}
+      {r.reviews ? <span class="tag source-review" title={`${r.reviews} ${BADGES.review}`}>{r.reviews} review{r.reviews === 1 ? '' : 's'}</span> : null}
+      {r.judgements ? <span class="tag source-judge" title={`${r.judgements} ${BADGES.judge}`}>{r.judgements} judge</span> : null}
       {r.categories.map((c) => <span key={c} class="tag cat" title={`error category: ${BADGES.category}`}>{c}</span>)}
       {(r.scores ?? []).map((s) => <span key={`s:${s.name}`} class="tag score" title={`${s.count} × ${s.name}: ${BADGES.named}`}>{s.name} {s.mean === null ? `×${s.count}` : s.mean.toFixed(2)}</span>)}
     </>
@@ -91,6 +107,7 @@ function Legend() {
     <p class="legend" aria-label="What the badges mean">
       <span class="tag thumbs_up" title={BADGES.positive}>+2</span> positive and <span class="tag thumbs_down" title={BADGES.negative}>−1</span> negative counted signals ·{' '}
       <span class="tag correction" title={BADGES.correction}>1 corr.</span> corrections · <span class="tag cat" title={BADGES.category}>hallucination</span> error categories ·{' '}
+      <span class="tag source-review" title={BADGES.review}>1 review</span> reviewers' and <span class="tag source-judge" title={BADGES.judge}>2 judge</span> evaluators' signals, apart from the users' ·{' '}
       <abbr title={BADGES.score}>Score</abbr>: composite, −1 to 1
     </p>
   );
@@ -156,10 +173,19 @@ function ResponseDetail({ id, back }: { id: string; back: string }) {
                 </>
               ) : null}
               <h3>Feedback ({num(d.feedback.length)})</h3>
+              {d.feedbackBySource && Object.keys(d.feedbackBySource).length > 0 ? (
+                <p class="note by-source" aria-label="Feedback by source">
+                  Counted by source:{' '}
+                  {Object.entries(d.feedbackBySource).map(([source, n], i) => (
+                    <span key={source}>{i > 0 ? ' · ' : ''}{num(n)} {source === 'review' || source === 'judge' ? <SourceBadge source={source} /> : source}</span>
+                  ))}
+                  {d.feedbackBySource.judge ? '. Judges weigh 0 in the composite score.' : ''}
+                </p>
+              ) : null}
               <ul class="feedback">
                 {d.feedback.map((f) => (
                   <li key={f.id}>
-                    <span class={`tag ${f.type}`}>{f.type}</span> {f.userId ?? 'anonymous'} · {when(f.occurredAt)}
+                    <span class={`tag ${f.type}`}>{f.type}</span> <SourceBadge source={f.source} evaluatorId={f.metadata?.evaluatorId} /> {f.userId ?? 'anonymous'} · {when(f.occurredAt)}
                     {f.supersededBy ? <span class="note"> (replaced by a later vote)</span> : null}
                     {typeof f.payload?.comment === 'string' ? <q>{f.payload.comment}</q> : null}
                     {Array.isArray(f.payload?.categories) ? ` ${(f.payload.categories as string[]).join(', ')}` : null}

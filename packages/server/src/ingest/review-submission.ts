@@ -24,7 +24,6 @@ import {
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
-import { appendAudit } from '../store/audit-log.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { ReviewQueue } from '../store/review-queues.js';
 import { recordReview, reviewEventId, type StoredReview } from '../store/reviews.js';
@@ -108,6 +107,7 @@ export async function submitReview(
     scores,
     body: { ...body },
     eventParts: parts.map((p) => p.suffix),
+    actorKeyId: auth.keyId,
   });
   for (const id of recorded.replacedEventIds) {
     await ingest.retractFeedback(auth, id, `replaced by ${reviewer}'s later review`).catch((err: unknown) => {
@@ -131,13 +131,6 @@ export async function submitReview(
     return checked.value;
   });
   const outcomes = await ingest.submitFeedback(auth, events, { verified: true });
-  await appendAudit(db, {
-    workspaceId: auth.workspaceId,
-    action: 'review.submitted',
-    actorKeyId: auth.keyId,
-    subject: item.id,
-    details: { reviewer, queueId: queue.id, label, version },
-  });
   return {
     review: recorded.review,
     itemState: recorded.item.state,

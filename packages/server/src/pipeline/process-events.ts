@@ -6,7 +6,7 @@
  * outbox row of effects outside the database). The claim and the signal rows make it exactly once: a replayed job finds nothing
  * left to claim.
  */
-import { mergeCounterDeltas } from '@feedloop/core';
+import { isUserSource, mergeCounterDeltas, sourceOfEvent } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
 import { createDeliveries } from '../store/webhooks.js';
 import { markDaysDirty } from '../store/day-rollups.js';
@@ -95,9 +95,18 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await addSchemaTables(claimed, out.signals, out.messages);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
     await insertSignals(tx, out.signals);
+    // The list's rating and category tags are what users said: a reviewer's or a judge's signal
+    // tags nothing (the list counts it apart), though it does make its response no longer unrated.
+    const attributed = new Set(claimed.filter((c) => !isUserSource(sourceOfEvent(c.event))).map((c) => `${c.event.workspaceId}\u0000${c.event.id}`));
     await addCountedTags(
       tx,
-      out.signals.filter((s) => s.status === 'counted').map((s) => ({ workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories })),
+      out.signals
+        .filter((s) => s.status === 'counted')
+        .map((s) =>
+          attributed.has(`${s.workspace_id}\u0000${s.event_id}`)
+            ? { workspaceId: s.workspace_id, responseId: s.response_id, polarity: null, categories: [] }
+            : { workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories },
+        ),
     );
     // Review queue rules see the response as the list now shows it (its new tags included).
     await addRuleMatches(

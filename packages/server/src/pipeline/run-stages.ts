@@ -11,6 +11,7 @@ import {
   documentTallies,
   enrich,
   isUserSource,
+  judgeWeight,
   sourceOfEvent,
   learningSignal,
   liveCounterFields,
@@ -22,6 +23,7 @@ import {
   type CounterDeltas,
   type DocumentTally,
   type LearningSignal,
+  type ScoredSignal,
   type OutboundMessage,
 } from '@feedloop/core';
 import { FeedloopError, storedFailure } from '../errors.js';
@@ -84,6 +86,8 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       classification = classify(enriched, c.settings);
       // A sampled implicit signal stands for 1 / rate of its kind (ingest/privacy-screen.ts).
       weight = weigh(classification, event.occurredAt, asOf, c.settings).base * c.sampleWeight;
+      // A judge's signal weighs what core's judgeWeight says (0 until issue 28), as in the composite score.
+      if (sourceOfEvent(event) === 'judge') weight = judgeWeight(judgedSignal(event, classification), weight, c.settings);
       signal = learningSignal(enriched, classification);
       ({ sessionId, userId } = enriched);
     } catch (err) {
@@ -167,6 +171,23 @@ function baseRow(c: ClaimedEvent): SignalRow {
     correction: null,
     occurred_at: event.occurredAt.toISOString(),
     sample_weight: c.sampleWeight === 1 ? null : c.sampleWeight,
+  };
+}
+
+/** A judge event as the scored signal judgeWeight reads (its evaluator from `metadata.evaluatorId`). */
+function judgedSignal(event: ClaimedEvent['event'], cls: Classification): ScoredSignal {
+  const evaluator = event.metadata?.['evaluatorId'];
+  return {
+    eventId: event.id,
+    type: event.type,
+    userId: event.userId,
+    signalClass: cls.signalClass,
+    polarity: cls.polarity,
+    value: cls.value,
+    occurredAt: event.occurredAt,
+    editDistance: event.editDistance,
+    source: 'judge',
+    ...(typeof evaluator === 'string' ? { evaluatorId: evaluator } : {}),
   };
 }
 

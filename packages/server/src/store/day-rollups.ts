@@ -68,7 +68,9 @@ export interface DayOutput {
 
 /**
  * Marks days to roll up, bumping the version of a mark already there (see migration 0012): a
- * rollup running meanwhile then knows the day changed under it.
+ * rollup running meanwhile then knows the day changed under it. A day named twice (a batch that
+ * counts new events and reverses retracted ones of the same day) is marked once: an upsert may
+ * not touch a row twice.
  *
  * @example
  * await markDaysDirty(tx, [{ workspaceId: 'ws_1', day: '2026-11-22' }]);
@@ -77,7 +79,7 @@ export async function markDaysDirty(tx: SqlExecutor, days: ReadonlyArray<{ works
   if (days.length === 0) return;
   await tx.query(
     `INSERT INTO rollup_dirty AS d (workspace_id, day)
-     SELECT ws, day::date FROM json_to_recordset($1::json) AS x(ws text, day text) ORDER BY ws, day
+     SELECT ws, d FROM (SELECT DISTINCT ws, day::date AS d FROM json_to_recordset($1::json) AS x(ws text, day text)) AS u ORDER BY ws, d
      ON CONFLICT (workspace_id, day) DO UPDATE SET version = d.version + 1`,
     [JSON.stringify(days.map((d) => ({ ws: d.workspaceId, day: d.day })))],
     { prepare: true },

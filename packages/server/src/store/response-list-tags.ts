@@ -24,16 +24,24 @@ export interface CountedSignalTags {
 }
 
 /**
+ * A signal `s` whose event is a user's: rating and category tags are what users said (a
+ * reviewer's or a judge's verdict is counted apart: the list's `reviews` and `judgements`).
+ */
+export const BY_USERS = `NOT EXISTS (SELECT 1 FROM feedback_event_ids k
+    JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+   WHERE k.workspace_id = s.workspace_id AND k.id = s.event_id AND e.source IN ('review', 'judge'))`;
+
+/**
  * The tags of the responses `r` ranges over, derived from their counted signals: the one
  * definition the migration's backfill, the recompute and the tests share.
  */
 const TAGS_OF = `
   CROSS JOIN LATERAL (
     SELECT 'rating:' || s.polarity FROM feedback_signals s
-     WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND s.polarity IN ('positive', 'negative')
+     WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND s.polarity IN ('positive', 'negative') AND ${BY_USERS}
     UNION
     SELECT 'category:' || c FROM feedback_signals s, unnest(s.categories) AS c
-     WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted'
+     WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND ${BY_USERS}
     UNION
     SELECT 'unrated' WHERE NOT EXISTS (
       SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted')

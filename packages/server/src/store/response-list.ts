@@ -10,7 +10,7 @@
  * migration 0020's index of three-letter pieces first.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import { categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
+import { BY_USERS, categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
 import { CURRENT_EVENT, SCORE_NAME, SCORE_VALUE, scoreFilterSql, type ScoreFilter } from './score-reads.js';
 
 /** Filters of the list; all optional, combined with AND. */
@@ -49,9 +49,13 @@ export interface ResponseListItem {
   createdAt: string;
   score: number | null;
   confidence: number | null;
+  /** Counted positive / negative signals and corrections of the response's users (explicit, implicit, outcome). */
   positive: number;
   negative: number;
   corrections: number;
+  /** Counted signals of reviewers and of judges, apart from the users' (docs/signals.md, "Sources"). */
+  reviews: number;
+  judgements: number;
   categories: string[];
   /** The response's current named scores: per name, how many and their mean (null: labels only). */
   scores: Array<{ name: string; count: number; mean: number | null }>;
@@ -73,6 +77,8 @@ interface Row {
   positive: number;
   negative: number;
   corrections: number;
+  reviews: number;
+  judgements: number;
   categories: string[] | null;
   scores: Array<{ name: string; count: number; mean: number | null }> | null;
 }
@@ -342,18 +348,24 @@ async function listPage(
     `SELECT r.id, left(r.query, 300) AS query, left(r.answer, 300) AS answer, r.user_id, r.model, r.agent, r.query_type,
             r.experiment_id, r.variant, r.created_at, sc.score, sc.confidence,
             coalesce(t.positive, 0)::int AS positive, coalesce(t.negative, 0)::int AS negative,
-            coalesce(t.corrections, 0)::int AS corrections, t.categories, ns.scores
+            coalesce(t.corrections, 0)::int AS corrections, coalesce(t.reviews, 0)::int AS reviews,
+            coalesce(t.judgements, 0)::int AS judgements, t.categories, ns.scores
        FROM (${pageSql}) AS pg
        JOIN responses r ON r.workspace_id = $1 AND r.id = pg.id
        LEFT JOIN response_scores sc ON sc.workspace_id = r.workspace_id AND sc.response_id = r.id
        LEFT JOIN LATERAL (
-         SELECT count(*) FILTER (WHERE s.polarity = 'positive') AS positive,
-                count(*) FILTER (WHERE s.polarity = 'negative') AS negative,
-                count(*) FILTER (WHERE s.type = 'correction') AS corrections,
-                (SELECT array_agg(DISTINCT c) FROM feedback_signals s2, unnest(s2.categories) c
-                  WHERE s2.workspace_id = r.workspace_id AND s2.response_id = r.id AND s2.status = 'counted') AS categories
-           FROM feedback_signals s
-          WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted'
+         SELECT count(*) FILTER (WHERE s.polarity = 'positive' AND s.by_user) AS positive,
+                count(*) FILTER (WHERE s.polarity = 'negative' AND s.by_user) AS negative,
+                count(*) FILTER (WHERE s.type = 'correction' AND s.by_user) AS corrections,
+                count(*) FILTER (WHERE s.source = 'review') AS reviews,
+                count(*) FILTER (WHERE s.source = 'judge') AS judgements,
+                (SELECT array_agg(DISTINCT c) FROM feedback_signals s, unnest(s.categories) c
+                  WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND ${BY_USERS}) AS categories
+           FROM (SELECT s.polarity, s.type, e.source, e.source NOT IN ('review', 'judge') AS by_user
+                   FROM feedback_signals s
+                   JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
+                   JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+                  WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted') s
        ) t ON true
        LEFT JOIN LATERAL (
          SELECT json_agg(json_build_object('name', x.name, 'count', x.n, 'mean', x.mean) ORDER BY x.name) AS scores
@@ -383,6 +395,8 @@ async function listPage(
       positive: r.positive,
       negative: r.negative,
       corrections: r.corrections,
+      reviews: r.reviews,
+      judgements: r.judgements,
       categories: r.categories ?? [],
       scores: r.scores ?? [],
     })),

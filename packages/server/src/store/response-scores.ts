@@ -49,7 +49,8 @@ export interface ScoreRow {
 
 /**
  * Marks responses to rescore, bumping the version of a mark already there (the rescore then
- * knows it changed under it).
+ * knows it changed under it). A response named twice (a batch that counts new events and reverses
+ * retracted ones of it) is marked once: an upsert may not touch a row twice.
  *
  * @example
  * await markResponsesDirty(tx, [{ workspaceId: 'ws_1', responseId: 'r-1' }]);
@@ -58,7 +59,7 @@ export async function markResponsesDirty(tx: SqlExecutor, responses: ReadonlyArr
   if (responses.length === 0) return;
   await tx.query(
     `INSERT INTO score_dirty AS d (workspace_id, response_id)
-     SELECT ws, rid FROM json_to_recordset($1::json) AS x(ws text, rid text) ORDER BY ws, rid
+     SELECT DISTINCT ws, rid FROM json_to_recordset($1::json) AS x(ws text, rid text) ORDER BY ws, rid
      ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1`,
     [JSON.stringify(responses.map((r) => ({ ws: r.workspaceId, rid: r.responseId })))],
     { prepare: true },

@@ -214,6 +214,8 @@ export async function queuesWithRulesIn(db: SqlExecutor, workspaceIds: readonly 
   const rows = await db.query<{ workspace_id: string; id: string; rules: QueueRule[] }>(
     "SELECT workspace_id, id, rules FROM review_queues WHERE workspace_id = ANY($1::text[]) AND kind = 'single' AND rules <> '[]'::jsonb ORDER BY workspace_id, id",
     [[...workspaceIds]],
+    // Prepared: it runs in every processing transaction, where planning it each time cost more than running it.
+    { prepare: true },
   );
   return rows.map((r) => ({ workspaceId: r.workspace_id, id: r.id, rules: r.rules }));
 }

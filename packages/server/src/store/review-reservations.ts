@@ -59,19 +59,24 @@ export async function reserveNextItem(
           AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.workspace_id = i.workspace_id AND r.item_id = i.id AND r.reviewer = $3)
         ORDER BY v.reserved_at LIMIT 1`,
       [workspaceId, queue.id, reviewer],
+      { prepare: true },
     );
     if (held) return toReservation(held, held);
+    // OFFSET 0 keeps each NOT EXISTS a probe of its primary key per candidate: pulled up into an
+    // anti join, the planner read every review of the reviewer for each candidate (their number
+    // grows all day). The statements are prepared: planning cost more than running them.
     let after = '';
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       const [candidate] = await tx.query<ItemRow>(
         `SELECT i.id, i.response_id, i.response_b_id, i.reviews FROM review_items i
           WHERE i.workspace_id = $1 AND i.queue_id = $2 AND i.state = 'open' AND i.id > $4
-            AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.workspace_id = i.workspace_id AND r.item_id = i.id AND r.reviewer = $3)
+            AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.workspace_id = i.workspace_id AND r.item_id = i.id AND r.reviewer = $3 OFFSET 0)
             AND NOT EXISTS (SELECT 1 FROM review_reservations v WHERE v.workspace_id = i.workspace_id AND v.item_id = i.id AND v.reviewer = $3
-                              AND (v.skipped OR v.expires_at > now()))
+                              AND (v.skipped OR v.expires_at > now()) OFFSET 0)
             AND i.reviews + (SELECT count(*) FROM review_reservations v WHERE v.workspace_id = i.workspace_id AND v.item_id = i.id AND ${LIVE}) < $5
           ORDER BY i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
         [workspaceId, queue.id, reviewer, after, queue.reviewersPerItem],
+        { prepare: true },
       );
       if (!candidate) return undefined;
       // Counted again under the lock: the search's snapshot predates it.
@@ -87,6 +92,7 @@ export async function reserveNextItem(
            SET reserved_at = EXCLUDED.reserved_at, expires_at = EXCLUDED.expires_at, skipped = false, first_response_id = EXCLUDED.first_response_id
          RETURNING reserved_at, expires_at, first_response_id`,
         [workspaceId, queue.id, candidate.id, reviewer, queue.reservationSeconds, first],
+        { prepare: true },
       );
       if (!made) throw new Error('the reservation insert returned no row');
       return toReservation(candidate, made);
@@ -114,6 +120,7 @@ export async function heldCount(db: SqlExecutor, workspaceId: string, itemId: st
     `SELECT (SELECT reviews FROM review_items WHERE workspace_id = $1 AND id = $2)
           + (SELECT count(*)::int FROM review_reservations v WHERE v.workspace_id = $1 AND v.item_id = $2 AND ${LIVE} AND v.reviewer <> $3) AS n`,
     [workspaceId, itemId, except ?? ''],
+    { prepare: true },
   );
   return row?.n ?? 0;
 }

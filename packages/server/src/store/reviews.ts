@@ -7,7 +7,7 @@
  */
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { FeedloopError } from '../errors.js';
-import { heldCount } from './review-reservations.js';
+import { appendAudit } from './audit-log.js';
 
 /** A review as the reviews table keeps it. */
 export interface StoredReview {
@@ -96,6 +96,8 @@ export interface ReviewWrite {
   body: Record<string, unknown>;
   /** The parts of the feedback events it becomes (their ids follow from the version). */
   eventParts: readonly string[];
+  /** The key that made the request, for the audit log when it is not the reviewer's own. */
+  actorKeyId?: string;
 }
 
 /** What {@link recordReview} did. */
@@ -109,8 +111,9 @@ export interface RecordedReview {
 /**
  * Records a reviewer's review of an item under the item's lock: with their live reservation, or
  * without one while the item still needs a reviewer nobody else holds; a review replacing the
- * same reviewer's earlier one is always taken. Ends the reservation, counts the review, and marks
- * the item done at `reviewersPerItem`.
+ * same reviewer's earlier one is always taken. Ends the reservation, counts the review, marks
+ * the item done at `reviewersPerItem`, and writes the audit log's `review.submitted` (naming the
+ * reviewer).
  *
  * @throws FeedloopError `FEEDLOOP_ERR_REVIEW_ITEM_NOT_FOUND`; `FEEDLOOP_ERR_REVIEW_RESERVATION_LOST`
  *   when the reservation is gone and the item has all the reviews it needs, or others hold them.
@@ -129,31 +132,48 @@ export async function recordReview(
     const [item] = await tx.query<{ id: string; response_id: string; response_b_id: string | null; reviews: number; state: 'open' | 'done' }>(
       'SELECT id, response_id, response_b_id, reviews, state FROM review_items WHERE workspace_id = $1 AND queue_id = $2 AND id = $3 FOR UPDATE',
       [workspaceId, queue.id, itemId],
+      { prepare: true },
     );
     if (!item) throw new FeedloopError('FEEDLOOP_ERR_REVIEW_ITEM_NOT_FOUND', `itemId: no item ${JSON.stringify(itemId)} in this queue`, { field: 'itemId' });
-    const [earlier] = await tx.query<ReviewRow>('SELECT * FROM reviews WHERE workspace_id = $1 AND item_id = $2 AND reviewer = $3', [workspaceId, itemId, reviewer.name]);
-    const [held] = await tx.query<{ seconds: number; first_response_id: string | null }>(
-      `SELECT extract(epoch FROM now() - reserved_at)::float8 AS seconds, first_response_id FROM review_reservations
-        WHERE workspace_id = $1 AND item_id = $2 AND reviewer = $3 AND NOT skipped AND expires_at > now()`,
+    // One read under the lock (a statement of its own: it sees what committed before the lock
+    // was granted): the reviewer's earlier review, their live reservation, others' live ones.
+    const [state0] = await tx.query<{ earlier_version: number | null; earlier_event_ids: string[] | null; seconds: number | null; first_response_id: string | null; held: boolean; others: number }>(
+      `SELECT e.version AS earlier_version, e.event_ids AS earlier_event_ids, h.seconds, h.first_response_id, h.seconds IS NOT NULL AS held,
+              (SELECT count(*)::int FROM review_reservations v
+                WHERE v.workspace_id = $1 AND v.item_id = $2 AND v.reviewer <> $3 AND NOT v.skipped AND v.expires_at > now()) AS others
+         FROM (SELECT 1) AS one
+         LEFT JOIN reviews e ON e.workspace_id = $1 AND e.item_id = $2 AND e.reviewer = $3
+         LEFT JOIN LATERAL (SELECT extract(epoch FROM now() - v.reserved_at)::float8 AS seconds, v.first_response_id FROM review_reservations v
+                             WHERE v.workspace_id = $1 AND v.item_id = $2 AND v.reviewer = $3 AND NOT v.skipped AND v.expires_at > now()) AS h ON true`,
       [workspaceId, itemId, reviewer.name],
+      { prepare: true },
     );
-    if (!earlier && !held && (await heldCount(tx, workspaceId, itemId, reviewer.name)) >= queue.reviewersPerItem) {
+    const earlier = state0?.earlier_version ?? null;
+    const held = state0?.held === true;
+    if (earlier === null && !held && item.reviews + (state0?.others ?? 0) >= queue.reviewersPerItem) {
       throw new FeedloopError(
         'FEEDLOOP_ERR_REVIEW_RESERVATION_LOST',
         `itemId: your reservation of ${itemId} expired or was released, and the item has the ${queue.reviewersPerItem} review(s) it needs (or others hold it); ask for the next item`,
         { field: 'itemId' },
       );
     }
-    const version = (earlier?.version ?? 0) + 1;
+    const version = (earlier ?? 0) + 1;
     const eventIds = write.eventParts.map((part) => reviewEventId(itemId, reviewer.name, version, part));
+    const reviews = earlier === null ? item.reviews + 1 : item.reviews;
+    const state: 'open' | 'done' = earlier === null ? (reviews >= queue.reviewersPerItem ? 'done' : 'open') : item.state;
+    // The review, the end of the reservation and the item's count in one statement.
     const [row] = await tx.query<ReviewRow>(
-      `INSERT INTO reviews (workspace_id, queue_id, item_id, reviewer, reviewer_key_id, label, scores, body, seconds, first_response_id, event_ids, version)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12)
-       ON CONFLICT (workspace_id, item_id, reviewer) DO UPDATE
-         SET reviewer_key_id = EXCLUDED.reviewer_key_id, label = EXCLUDED.label, scores = EXCLUDED.scores, body = EXCLUDED.body,
-             seconds = coalesce(EXCLUDED.seconds, reviews.seconds), first_response_id = coalesce(EXCLUDED.first_response_id, reviews.first_response_id),
-             event_ids = EXCLUDED.event_ids, version = EXCLUDED.version, updated_at = now()
-       RETURNING *`,
+      `WITH rv AS (
+         INSERT INTO reviews (workspace_id, queue_id, item_id, reviewer, reviewer_key_id, label, scores, body, seconds, first_response_id, event_ids, version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12)
+         ON CONFLICT (workspace_id, item_id, reviewer) DO UPDATE
+           SET reviewer_key_id = EXCLUDED.reviewer_key_id, label = EXCLUDED.label, scores = EXCLUDED.scores, body = EXCLUDED.body,
+               seconds = coalesce(EXCLUDED.seconds, reviews.seconds), first_response_id = coalesce(EXCLUDED.first_response_id, reviews.first_response_id),
+               event_ids = EXCLUDED.event_ids, version = EXCLUDED.version, updated_at = now()
+         RETURNING *),
+       ended AS (DELETE FROM review_reservations WHERE workspace_id = $1 AND item_id = $3 AND reviewer = $4 AND NOT skipped),
+       counted AS (UPDATE review_items SET reviews = $13, state = $14 WHERE workspace_id = $1 AND id = $3 AND (reviews, state) IS DISTINCT FROM ($13::smallint, $14::text))
+       SELECT * FROM rv`,
       [
         workspaceId,
         queue.id,
@@ -163,25 +183,28 @@ export async function recordReview(
         write.label,
         JSON.stringify(write.scores),
         JSON.stringify(write.body),
-        held?.seconds ?? null,
-        held?.first_response_id ?? null,
+        state0?.seconds ?? null,
+        state0?.first_response_id ?? null,
         JSON.stringify(eventIds),
         version,
+        reviews,
+        state,
       ],
+      { prepare: true },
     );
     if (!row) throw new Error('the review upsert returned no row');
-    await tx.query('DELETE FROM review_reservations WHERE workspace_id = $1 AND item_id = $2 AND reviewer = $3 AND NOT skipped', [workspaceId, itemId, reviewer.name]);
-    let reviews = item.reviews;
-    let state = item.state;
-    if (!earlier) {
-      reviews += 1;
-      state = reviews >= queue.reviewersPerItem ? 'done' : 'open';
-      await tx.query('UPDATE review_items SET reviews = $3, state = $4 WHERE workspace_id = $1 AND id = $2', [workspaceId, itemId, reviews, state]);
-    }
+    // In the review's own transaction: one commit less per review, and no review without its entry.
+    await appendAudit(tx, {
+      workspaceId,
+      action: 'review.submitted',
+      actorKeyId: reviewer.keyId ?? write.actorKeyId ?? null,
+      subject: itemId,
+      details: { reviewer: reviewer.name, queueId: queue.id, label: write.label, version },
+    });
     return {
       review: toReview(row),
       item: { id: item.id, responseId: item.response_id, responseBId: item.response_b_id, reviews, state },
-      replacedEventIds: earlier?.event_ids ?? [],
+      replacedEventIds: state0?.earlier_event_ids ?? [],
     };
   });
 }

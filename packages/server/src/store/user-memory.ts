@@ -54,9 +54,11 @@ export const MEMORY_RESPONSE_JOIN = `LEFT JOIN LATERAL (SELECT answer, query_typ
  * The events a user's memory counts: their own, verified for them, neither duplicates nor votes
  * they replaced. Verified (issue 22): sent with a secret key, or with a feedback token naming that
  * user. A public key's `userId` is anyone's claim, and memory is pasted into the next prompt: an
- * unverified event must not be able to teach anything to another user's memory.
+ * unverified event must not be able to teach anything to another user's memory. A reviewer's or a
+ * judge's verdict naming the user is about the user's response, not what the user said: left out.
  */
-export const MEMORY_EVENT_FILTER = 'workspace_id = $1 AND user_id = $2 AND verified AND duplicate_of IS NULL AND superseded_by IS NULL AND retracted_at IS NULL';
+export const MEMORY_EVENT_FILTER =
+  "workspace_id = $1 AND user_id = $2 AND verified AND duplicate_of IS NULL AND superseded_by IS NULL AND retracted_at IS NULL AND source NOT IN ('review', 'judge')";
 
 /**
  * The user's newest events (duplicates and replaced votes left out) with their response's answer

@@ -36,9 +36,11 @@ const item = z.object({
   createdAt: z.string(),
   score: z.number().nullable(),
   confidence: z.number().nullable(),
-  positive: z.number().int(),
-  negative: z.number().int(),
+  positive: z.number().int().describe("Counted positive signals of the response's users (reviews and judges apart)"),
+  negative: z.number().int().describe("Counted negative signals of the response's users"),
   corrections: z.number().int(),
+  reviews: z.number().int().describe('Counted signals of reviewers (source review)'),
+  judgements: z.number().int().describe('Counted signals of automated evaluators (source judge)'),
   categories: z.array(z.string()),
   scores: z.array(z.object({ name: z.string(), count: z.number().int(), mean: z.number().nullable() })).describe('Current named scores: per name, count and mean'),
 });

@@ -104,7 +104,9 @@ async function screenOf(
   reservation: { reservedAt: Date; expiresAt: Date } | null,
 ): Promise<z.infer<typeof itemScreen>> {
   const order = item.responseBId === null ? [item.responseId] : pairOrder(item.id, reviewer, item.responseId, item.responseBId);
-  const [responses, mine] = [await reviewedResponses(db, workspaceId, queue.id, order), await getReview(db, workspaceId, item.id, reviewer)];
+  const responses = await reviewedResponses(db, workspaceId, queue.id, order);
+  // `next` only reserves items this reviewer has not reviewed: no review to read.
+  const mine = reservation === null ? await getReview(db, workspaceId, item.id, reviewer) : undefined;
   return {
     queue: { id: queue.id, name: queue.name, kind: queue.kind, instructions: queue.instructions, rubric: queue.rubric, reviewersPerItem: queue.reviewersPerItem },
     reviewer,
