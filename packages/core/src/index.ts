@@ -82,7 +82,7 @@ export { classifyIpAddress, type IpAddressClass } from './ip-address.js';
 export { ID_PATTERN, LIMITS } from './limits.js';
 export { classify } from './signals/classify.js';
 export { compositeScore } from './signals/composite-score.js';
-export { judgeWeight } from './signals/judge-weight.js';
+export { JUDGE_WEIGHT_RULE, judgeWeight, judgeWeightFactor } from './signals/judge-weight.js';
 export { ROLLUP_DIMENSIONS, computeDailyMetrics, type DailyMetrics, type RollupRow } from './stats/daily-metrics.js';
 export { dedupStage } from './signals/dedup.js';
 export { documentTallies, effectiveness, type DocumentTally } from './signals/document-tally.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FeedbackEventType, SignalSource } from '../src/event-types.js';
 import { classify } from '../src/signals/classify.js';
 import { compositeScore } from '../src/signals/composite-score.js';
-import { judgeWeight } from '../src/signals/judge-weight.js';
+import { judgeWeight, judgeWeightFactor } from '../src/signals/judge-weight.js';
 import type { ScoredSignal } from '../src/signals/signal-types.js';
 import { T0, enrichedEvent, settingsWith } from './signals-fixtures.js';
 
@@ -42,10 +42,17 @@ describe('composite score by source', () => {
     expect(compositeScore([signal('j', 'thumbs_down', {}, 'judge')], settings, T0)).toMatchObject({ score: null, weightSum: 0, signalCount: 1 });
   });
 
-  it('decides a judge’s weight in judgeWeight, which answers 0 whatever the human weight', () => {
+  it('decides a judge’s weight in judgeWeight: 0 until its evaluator is calibrated, then 0.3 × the human weight', () => {
     const s = signal('j', 'thumbs_up', {}, 'judge');
     expect(judgeWeight(s, 1, settings)).toBe(0);
     expect(judgeWeight(s, 1.5, settings)).toBe(0);
+    expect(judgeWeight({ ...s, judgeWeightFactor: judgeWeightFactor(0.6, 50) }, 1.5, settings)).toBeCloseTo(0.45, 12);
+    expect(judgeWeight({ ...s, judgeWeightFactor: judgeWeightFactor(0.59, 500) }, 1.5, settings)).toBe(0);
+    expect(judgeWeightFactor(0.9, 49)).toBe(0);
+    expect(judgeWeightFactor(null, 500)).toBe(0);
+    // In the composite: a calibrated judge's up-vote alone moves the score; an uncalibrated one's does not.
+    expect(compositeScore([s], settings, T0).weightSum).toBe(0);
+    expect(compositeScore([{ ...s, judgeWeightFactor: 0.3 }], settings, T0).weightSum).toBeGreaterThan(0);
   });
 
   it('never lets a reviewer’s verdict discount a user’s earlier vote of the same id as a conflict', () => {

@@ -64,3 +64,11 @@ CREATE INDEX evaluator_calls_due ON evaluator_calls (next_attempt_at) WHERE stat
 CREATE INDEX evaluator_calls_log ON evaluator_calls (evaluator_id, id);
 -- Serves the per-minute budget: the attempts an evaluator started in the last minute.
 CREATE INDEX evaluator_calls_recent ON evaluator_calls (evaluator_id, last_attempt_at) WHERE last_attempt_at IS NOT NULL;
+
+-- The weight rule (docs/evaluators.md, "Weight"): the evaluator's kappa against the human labels
+-- over the last 30 days, its n, and the factor its events weigh with in the composite score
+-- (0.3 while kappa >= 0.6 with n >= 50, else 0), refreshed by the evaluators tick.
+ALTER TABLE evaluators ADD COLUMN weight_factor double precision NOT NULL DEFAULT 0;
+ALTER TABLE evaluators ADD COLUMN weight_kappa double precision;
+ALTER TABLE evaluators ADD COLUMN weight_n integer NOT NULL DEFAULT 0;
+ALTER TABLE evaluators ADD COLUMN weight_checked_at timestamptz;

@@ -126,11 +126,13 @@ export interface ScoredSignal {
   /**
    * Who gave the signal (core's `SignalSource`); absent counts as its type's own. A `review`
    * weighs as a user's signal of its type; a `judge` weighs what `judgeWeight` says (0 until
-   * issue 28 calibrates judges).
+   * its evaluator is calibrated: docs/evaluators.md).
    */
   source?: SignalSource;
   /** A judge signal's evaluator (`metadata.evaluatorId`). */
   evaluatorId?: string;
+  /** A judge signal's evaluator's current weight factor (`judgeWeightFactor`: 0 or 0.3); absent weighs 0. */
+  judgeWeightFactor?: number;
 }
 
 /** Two signals of one user on one response that disagree, and what the score made of it. */

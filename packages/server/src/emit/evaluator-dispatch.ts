@@ -181,9 +181,9 @@ export async function dispatchEvaluatorCalls(db: SqlClient, options: DispatchOpt
   const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const policy: AddressPolicy = { allowPrivate: options.allowPrivate ?? false, ...(options.resolve ? { resolve: options.resolve } : {}) };
-  // The lease outlasts every round of parallel POSTs at the longest timeout an evaluator may have, plus one spare.
-  const leaseMs = (Math.ceil(limit / PARALLEL_POSTS) + 1) * 120_000;
-  const calls = await claimDueEvaluatorCalls(db, { ids: options.ids, limit, leaseMs });
+  // A lease outlasts every round of parallel POSTs at its evaluator's timeout, plus one spare.
+  const leaseTimeouts = Math.ceil(limit / PARALLEL_POSTS) + 1;
+  const calls = await claimDueEvaluatorCalls(db, { ids: options.ids, limit, leaseTimeouts });
   if (calls.length === 0) return report;
 
   const byWorkspace = new Map<string, string[]>();

@@ -27,6 +27,7 @@ import { upkeepEventLog } from '../store/event-log-upkeep.js';
 import { takeStalePending } from '../store/pipeline-pending.js';
 import { createTrainingBatch, makeDueTrainingBatches } from './training-batch-maker.js';
 import { runRetention, type RetentionReport } from './retention.js';
+import { refreshJudgeWeights } from './judge-weights.js';
 
 /** Events a sweep re-enqueues at most. */
 const SWEEP_EVENT_LIMIT = 50_000;
@@ -264,6 +265,8 @@ export class Pipeline {
     const work = this.deps.evaluators;
     if (!work) return { planned: 0, claimed: 0 };
     const planned = (await work.planPending()).length;
+    // Hourly per evaluator; a changed factor marks its responses for the rescore below the schedule's.
+    if ((await refreshJudgeWeights(this.deps.db)) > 0) await this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
     let claimed = 0;
     while (claimed < EVALUATOR_TICK_LIMIT) {
       const n = await work.dispatch({ limit: EVALUATOR_DISPATCH_BATCH });

@@ -75,6 +75,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           ...scoreWeighting(r),
           ...(r.source ? { source: r.source as SignalSource } : {}),
           ...(r.evaluator_id ? { evaluatorId: r.evaluator_id } : {}),
+          ...(typeof r.judge_factor === 'number' ? { judgeWeightFactor: r.judge_factor } : {}),
         });
       }
       const scores = [...byResponse.values()]

@@ -141,14 +141,15 @@ export async function queueEvaluatorCalls(db: SqlExecutor, calls: readonly NewEv
 /**
  * Claims due pending calls of enabled live evaluators (these `ids` only, when given), each
  * evaluator within what is left of its per-minute budget (attempts started in the last minute,
- * the claimed ones included: the claim stamps `last_attempt_at`), leased for `leaseMs`.
+ * the claimed ones included: the claim stamps `last_attempt_at`), leased for `leaseTimeouts` times
+ * the longest timeout among the evaluators claimed from (a crashed worker's calls come back that much later).
  *
  * @example
- * const due = await claimDueEvaluatorCalls(db, { ids: undefined, limit: 100, leaseMs: 60_000 });
+ * const due = await claimDueEvaluatorCalls(db, { ids: undefined, limit: 100, leaseTimeouts: 14 });
  */
-export async function claimDueEvaluatorCalls(db: SqlExecutor, options: { ids: readonly number[] | undefined; limit: number; leaseMs: number }): Promise<DueEvaluatorCall[]> {
-  const budgets = await db.query<{ id: string; left: number }>(
-    `SELECT e.id, e.rate_per_minute - (SELECT count(*)::int FROM evaluator_calls r
+export async function claimDueEvaluatorCalls(db: SqlExecutor, options: { ids: readonly number[] | undefined; limit: number; leaseTimeouts: number }): Promise<DueEvaluatorCall[]> {
+  const budgets = await db.query<{ id: string; left: number; timeout_ms: number }>(
+    `SELECT e.id, e.timeout_ms, e.rate_per_minute - (SELECT count(*)::int FROM evaluator_calls r
                                           WHERE r.evaluator_id = e.id AND r.last_attempt_at > now() - interval '1 minute') AS left
        FROM evaluators e
       WHERE e.deleted_at IS NULL AND e.enabled
@@ -158,6 +159,8 @@ export async function claimDueEvaluatorCalls(db: SqlExecutor, options: { ids: re
     [options.ids ?? null],
   );
   const claimed: DueEvaluatorCall[] = [];
+  // One lease length for the whole claim: its calls share lanes, so any may wait behind the slowest evaluator's.
+  const leaseMs = options.leaseTimeouts * Math.max(0, ...budgets.map((b) => b.timeout_ms));
   for (const budget of budgets) {
     const take = Math.min(budget.left, options.limit - claimed.length);
     if (take <= 0) continue;
@@ -177,7 +180,7 @@ export async function claimDueEvaluatorCalls(db: SqlExecutor, options: { ids: re
         WHERE c.id = due.id AND e.id = c.evaluator_id
        RETURNING c.id, c.workspace_id, c.evaluator_id, c.evaluator_version, c.item_key, c.response_id, c.response_b_id, c.attempts,
                  e.name, e.url, e.secret, e.kind, e.output, e.score_config_id, e.timeout_ms`,
-      [budget.id, options.ids ?? null, take, options.leaseMs],
+      [budget.id, options.ids ?? null, take, leaseMs],
     );
     claimed.push(...rows.map((r) => ({ ...r, id: Number(r.id) })));
   }
@@ -266,4 +269,20 @@ export async function evaluatorCallCounts(db: SqlExecutor, evaluatorId: string):
   const counts: Record<EvaluatorCallStatus, number> = { pending: 0, done: 0, dead: 0 };
   for (const r of rows) counts[r.status] = r.n;
   return counts;
+}
+
+/**
+ * Marks every response an evaluator answered for a rescore (its weight factor changed, so their
+ * composite scores do).
+ *
+ * @example
+ * await markJudgedResponsesDirty(db, 'ev_…')
+ */
+export async function markJudgedResponsesDirty(db: SqlExecutor, evaluatorId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO score_dirty AS d (workspace_id, response_id)
+     SELECT DISTINCT workspace_id, response_id FROM evaluator_calls WHERE evaluator_id = $1 AND status = 'done' ORDER BY 1, 2
+     ON CONFLICT (workspace_id, response_id) DO UPDATE SET version = d.version + 1`,
+    [evaluatorId],
+  );
 }

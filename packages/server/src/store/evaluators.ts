@@ -25,6 +25,8 @@ export interface EvaluatorInfo {
   enabled: boolean;
   /** Bumped by a change of url, kind, output, scoreConfigId or filter: an item is judged once per version. */
   version: number;
+  /** The weight rule's state: the factor its events weigh with (0 or 0.3 × human), from kappa and n over the last 30 days. */
+  weight: { factor: number; kappa: number | null; n: number; checkedAt: Date | null };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -67,12 +69,16 @@ interface EvaluatorRow {
   enabled: boolean;
   version: number;
   pairwise_cursor: string;
+  weight_factor: number;
+  weight_kappa: number | null;
+  weight_n: number;
+  weight_checked_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS = `id, workspace_id, name, url, secret, kind, output, score_config_id, sample, filter, timeout_ms, rate_per_minute, enabled,
-  version, pairwise_cursor, created_at, updated_at`;
+  version, pairwise_cursor, weight_factor, weight_kappa, weight_n, weight_checked_at, created_at, updated_at`;
 
 const toInfo = (r: EvaluatorRow): EvaluatorInfo => ({
   id: r.id,
@@ -87,11 +93,18 @@ const toInfo = (r: EvaluatorRow): EvaluatorInfo => ({
   ratePerMinute: r.rate_per_minute,
   enabled: r.enabled,
   version: r.version,
+  weight: { factor: r.weight_factor, kappa: r.weight_kappa, n: r.weight_n, checkedAt: r.weight_checked_at },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
 const toWithSecret = (r: EvaluatorRow): EvaluatorWithSecret => ({ ...toInfo(r), workspaceId: r.workspace_id, secret: r.secret, pairwiseCursor: r.pairwise_cursor });
+
+/** The settable fields of an evaluator. */
+export function fieldsOf(e: EvaluatorInfo): EvaluatorFields {
+  const { name, url, kind, output, scoreConfigId, sample, filter, timeoutMs, ratePerMinute, enabled } = e;
+  return { name, url, kind, output, scoreConfigId, sample, filter, timeoutMs, ratePerMinute, enabled };
+}
 
 /** Strips the secret and the dispatcher's bookkeeping off an evaluator. */
 export function evaluatorInfo(e: EvaluatorWithSecret): EvaluatorInfo {
@@ -198,7 +211,7 @@ export async function updateEvaluator(
   const [current] = await db.query<EvaluatorRow>(`SELECT ${COLUMNS} FROM evaluators WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`, [workspaceId, id]);
   if (!current) return undefined;
   const before = toInfo(current);
-  const next = change(before);
+  const next = change(fieldsOf(before));
   const bump = versionChanges(before, next) ? 1 : 0;
   const [row] = await db.query<EvaluatorRow>(
     `UPDATE evaluators SET name = $3, url = $4, kind = $5, output = $6, score_config_id = $7, sample = $8, filter = $9::jsonb, timeout_ms = $10,
@@ -254,4 +267,36 @@ export async function deleteEvaluator(db: SqlExecutor, workspaceId: string, id: 
  */
 export async function advancePairwiseCursor(db: SqlExecutor, id: string, cursor: string): Promise<void> {
   await db.query('UPDATE evaluators SET pairwise_cursor = $2 WHERE id = $1 AND pairwise_cursor < $2', [id, cursor]);
+}
+
+/**
+ * Live evaluators whose weight was last checked before `checkedBefore` (or never), oldest check first.
+ *
+ * @example
+ * await evaluatorsDueForWeight(db, new Date(Date.now() - 3_600_000), 20)
+ */
+export async function evaluatorsDueForWeight(db: SqlExecutor, checkedBefore: Date, limit: number): Promise<EvaluatorWithSecret[]> {
+  const rows = await db.query<EvaluatorRow>(
+    `SELECT ${COLUMNS} FROM evaluators WHERE deleted_at IS NULL AND (weight_checked_at IS NULL OR weight_checked_at < $1)
+      ORDER BY weight_checked_at NULLS FIRST, id LIMIT $2`,
+    [checkedBefore, limit],
+  );
+  return rows.map(toWithSecret);
+}
+
+/**
+ * Records an evaluator's weight check; answers the factor it had before.
+ *
+ * @example
+ * await recordJudgeWeight(db, 'ev_…', { factor: 0.3, kappa: 0.71, n: 84 }) // 0
+ */
+export async function recordJudgeWeight(db: SqlExecutor, id: string, weight: { factor: number; kappa: number | null; n: number }): Promise<number> {
+  const [row] = await db.query<{ before: number }>(
+    `UPDATE evaluators e SET weight_factor = $2, weight_kappa = $3, weight_n = $4, weight_checked_at = now()
+       FROM (SELECT id, weight_factor AS before FROM evaluators WHERE id = $1 FOR UPDATE) old
+      WHERE e.id = old.id
+     RETURNING old.before`,
+    [id, weight.factor, weight.kappa, weight.n],
+  );
+  return row?.before ?? 0;
 }

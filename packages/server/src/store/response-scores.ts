@@ -29,6 +29,8 @@ export interface ScoreInputRow {
   /** The event's source, and a judge's evaluator (`metadata.evaluatorId`). */
   source?: string | null;
   evaluator_id?: string | null;
+  /** A judge's evaluator's current weight factor (evaluators.weight_factor); null for other events. */
+  judge_factor?: number | null;
   /** A `score` event's numeric value, and its config of that name (null: none); issue 26 §1. */
   score_value?: number | null;
   score_config?: { weight: number; dataType: ScoreDataType; min: number | null; max: number | null; categories: Array<{ value: number; label: string }> | null } | null;
@@ -80,11 +82,11 @@ export async function readScoreInputs(tx: SqlExecutor, marks: readonly ScoreMark
      found AS (
        SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.event_id, s.type,
               s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, s.verified, s.score_value, s.score_config,
-              s.source, s.evaluator_id
+              s.source, s.evaluator_id, s.judge_factor
          FROM claimed c
          JOIN workspaces w ON w.id = c.workspace_id
          LEFT JOIN LATERAL (
-           SELECT s.*, e.edit_distance, e.verified, e.source, e.metadata->>'evaluatorId' AS evaluator_id,
+           SELECT s.*, e.edit_distance, e.verified, e.source, e.metadata->>'evaluatorId' AS evaluator_id, ev.weight_factor AS judge_factor,
                   CASE WHEN s.type = 'score' THEN (e.payload->>'value')::float8 END AS score_value,
                   CASE WHEN cfg.id IS NOT NULL THEN json_build_object('weight', cfg.weight, 'dataType', cfg.data_type, 'min', cfg.min, 'max', cfg.max,
                                                                       'categories', cfg.categories) END AS score_config
@@ -92,6 +94,7 @@ export async function readScoreInputs(tx: SqlExecutor, marks: readonly ScoreMark
              JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
              JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
                                    AND e.superseded_by IS NULL AND e.retracted_at IS NULL
+             LEFT JOIN evaluators ev ON e.source = 'judge' AND ev.workspace_id = e.workspace_id AND ev.id = e.metadata->>'evaluatorId'
              LEFT JOIN score_configs cfg ON s.type = 'score' AND cfg.workspace_id = e.workspace_id AND cfg.name = e.payload->>'name'
             WHERE s.workspace_id = c.workspace_id AND s.response_id = c.response_id AND s.status = 'counted' OFFSET 0) AS s ON true)
      SELECT (SELECT json_agg(f) FROM found f)::text AS signals,

@@ -3,7 +3,7 @@
  * letters and a retry), and backfills. Secret keys only (the `/v1/` default): an evaluator
  * decides where a workspace's responses are sent.
  */
-import { EVALUATOR_DEFAULTS, EVALUATOR_KINDS, EVALUATOR_LIMITS, EVALUATOR_OUTPUTS, calibrationKindOf, calibrationPairs, isoWeekOf, judgeCalibration } from '@feedloop/core';
+import { EVALUATOR_DEFAULTS, EVALUATOR_KINDS, EVALUATOR_LIMITS, EVALUATOR_OUTPUTS, DAY_MS, JUDGE_WEIGHT_RULE, calibrationKindOf, calibrationPairs, isoWeekOf, judgeCalibration } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -17,6 +17,7 @@ import {
   createEvaluator,
   deleteEvaluator,
   evaluatorInfo,
+  fieldsOf,
   findEvaluator,
   listEvaluators,
   updateEvaluator,
@@ -99,6 +100,9 @@ const evaluatorView = z.object({
   ratePerMinute: z.number().int(),
   enabled: z.boolean(),
   version: z.number().int(),
+  weight: z
+    .object({ factor: z.number(), kappa: z.number().nullable(), n: z.number().int(), checkedAt: z.string().nullable(), rule: z.string() })
+    .describe("The weight rule's state: its events weigh factor × the human weight"),
   createdAt: z.string(),
   updatedAt: z.string(),
   calls: countsView.optional(),
@@ -148,7 +152,6 @@ const backfillView = z.object({
 
 /** The calibration period when none is given: the last 90 days. */
 const DEFAULT_CALIBRATION_DAYS = 90;
-const DAY_MS = 86_400_000;
 const calibrationQuery = z.strictObject({
   from: z.iso.datetime({ offset: true }).optional().describe('Answers from this instant; default 90 days before `to`'),
   to: z.iso.datetime({ offset: true }).optional().describe('Answers before this instant; default now'),
@@ -166,9 +169,16 @@ const callsQuery = z.strictObject({
 
 type EvaluatorView = z.infer<typeof evaluatorView>;
 
+const WEIGHT_RULE_TEXT = `${JUDGE_WEIGHT_RULE.share} × the human weight while Cohen's kappa over the last ${JUDGE_WEIGHT_RULE.windowDays} days ≥ ${JUDGE_WEIGHT_RULE.minKappa} with n ≥ ${JUDGE_WEIGHT_RULE.minN}, else 0`;
+
 const viewOf = (e: EvaluatorWithSecret): EvaluatorView => {
   const info = evaluatorInfo(e);
-  return { ...info, createdAt: info.createdAt.toISOString(), updatedAt: info.updatedAt.toISOString() };
+  return {
+    ...info,
+    weight: { ...info.weight, checkedAt: info.weight.checkedAt?.toISOString() ?? null, rule: WEIGHT_RULE_TEXT },
+    createdAt: info.createdAt.toISOString(),
+    updatedAt: info.updatedAt.toISOString(),
+  };
 };
 
 const callViewOf = (evaluatorId: string, c: EvaluatorCallInfo): z.infer<typeof callView> => ({
@@ -273,7 +283,7 @@ export const evaluatorRoutes: FastifyPluginAsync<AppServices> = async (app, { db
       const { workspaceId } = authOf(request);
       const { secret: newSecret, ...patch } = request.body;
       const current = await requireEvaluator(db, workspaceId, request.params.id);
-      const next: EvaluatorFields = { ...evaluatorInfo(current), ...patch, scoreConfigId: patch.scoreConfigId === undefined ? current.scoreConfigId : patch.scoreConfigId };
+      const next: EvaluatorFields = { ...fieldsOf(current), ...patch, scoreConfigId: patch.scoreConfigId === undefined ? current.scoreConfigId : patch.scoreConfigId };
       await checkFields(db, workspaceId, next, config.webhookAllowPrivate, next.url !== current.url);
       const updated = await db.transaction((tx) =>
         updateEvaluator(
