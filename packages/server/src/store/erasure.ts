@@ -117,6 +117,12 @@ export async function eraseUser(db: SqlClient, workspaceId: string, userId: stri
     report.reviews = await count(tx, 'DELETE FROM reviews WHERE workspace_id = $1 AND item_id = ANY ($2::text[])', [workspaceId, itemIds]);
     report.review_reservations = await count(tx, 'DELETE FROM review_reservations WHERE workspace_id = $1 AND item_id = ANY ($2::text[])', [workspaceId, itemIds]);
     report.review_items = await count(tx, 'DELETE FROM review_items WHERE workspace_id = $1 AND id = ANY ($2::text[])', [workspaceId, itemIds]);
+    // Evaluator calls (issue 28) about the erased responses: a pending one would send them out.
+    report.evaluator_calls = await count(
+      tx,
+      'DELETE FROM evaluator_calls WHERE workspace_id = $1 AND (response_id = ANY ($2::text[]) OR response_b_id = ANY ($2::text[]))',
+      [workspaceId, responseIds],
+    );
     const erased = new Set(responseIds);
     await recomputeTags(tx, [...new Set(signalsGone.map((s) => s.response_id))].filter((id) => !erased.has(id)).map((responseId) => ({ workspaceId, responseId })));
     const keepFrom = keepDaysFrom.toISOString().slice(0, 10);

@@ -66,5 +66,8 @@ export const USER_DATA_TABLES: Readonly<Record<string, UserDataTreatment>> = {
   review_items: 'erased',
   review_reservations: 'erased',
   reviews: 'erased',
+  evaluators: 'none',
+  evaluator_backfills: 'none',
+  evaluator_calls: 'erased',
   feedloop_migrations: 'none',
 };
