@@ -59,6 +59,8 @@ for (const backend of BACKENDS) {
       // A voter with no responses of their own, on u03's response.
       events.push({ id: 'w1', responseId: 'r2', type: 'thumbs_down', userId: 'widget-voter' });
       events.push({ id: 'w2', responseId: 'r2', type: 'error_categories', userId: 'widget-voter', payload: { categories: ['wrong_context'] } });
+      // A reviewer's verdict (issue 27) carries the reviewer's name as its user: no end user.
+      events.push({ id: 'rv1', responseId: 'r3', type: 'thumbs_up', source: 'review', userId: 'reviewer-ann' });
       const sent = await send('POST', '/v1/feedback/batch', { events });
       expect(sent.json().results.filter((r: { status: string }) => r.status !== 'accepted')).toEqual([]);
       // A user known only by their consent.

@@ -29,6 +29,8 @@ const SKEW_INTERVAL = '5 minutes';
  * A correction's texts are read only when it has no stored classification of the current version
  * (a primary-key probe of its signal row): up to 20,000 characters a correction otherwise. The
  * response and the signal row are each found by their primary key ({@link PROBE}).
+ * Judges' events are left out (a model's rationale is no error report); reviewers' comments and
+ * corrections are people's and stay in.
  * Parameters: workspace, from, to, limit, comments only, text and comment lengths, classifier version.
  */
 export const INSIGHT_EVENTS_SQL = `SELECT e.id, e.type, e.payload->>'format' AS format, s.correction,
@@ -42,7 +44,7 @@ export const INSIGHT_EVENTS_SQL = `SELECT e.id, e.type, e.payload->>'format' AS 
               WHERE workspace_id = $1
                 AND (type IN ('correction', 'escalation', 'thumbs_down', 'rating', 'rate_usefulness') OR payload ?| array['comment', 'note', 'reason'])
                 AND occurred_at >= $2 AND occurred_at < $3 AND received_at >= $2::timestamptz - interval '${SKEW_INTERVAL}'
-                AND duplicate_of IS NULL AND superseded_by IS NULL AND retracted_at IS NULL
+                AND duplicate_of IS NULL AND superseded_by IS NULL AND retracted_at IS NULL AND source <> 'judge'
                 AND ($5::boolean IS FALSE OR payload ?| array['comment', 'note', 'reason'])
               ORDER BY occurred_at DESC
               LIMIT $4) e

@@ -24,12 +24,13 @@ interface SessionEventRow {
  * summarizeSession('sess-1', await loadSessionFeedback(db, ws, 'sess-1'))
  */
 export async function loadSessionFeedback(db: SqlExecutor, workspaceId: string, sessionId: string): Promise<SessionFeedbackEvent[]> {
-  // Only the stars leave the database, not whole payloads: corrections can be 200 kB each.
+  // Only the stars leave the database, not whole payloads: corrections can be 200 kB each. A
+  // session's summary is what its user said: reviewers' and judges' events are left out.
   const rows = await db.query<SessionEventRow>(
     `SELECT f.response_id, f.type, f.occurred_at, f.superseded_by, f.duplicate_of,
             CASE WHEN f.type = 'rating' THEN (f.payload->>'rating')::float8 END AS rating
        FROM feedback_events f
-      WHERE f.workspace_id = $1 AND f.retracted_at IS NULL
+      WHERE f.workspace_id = $1 AND f.retracted_at IS NULL AND f.source IN ('explicit', 'implicit', 'outcome')
         AND (f.session_id = $2
              OR f.response_id IN (SELECT r.id FROM responses r WHERE r.workspace_id = $1 AND r.session_id = $2))`,
     [workspaceId, sessionId],

@@ -7,7 +7,8 @@
  * How it stays cheap: the ids are walked with a loose index scan (one probe per user in each of
  * `responses_user`, `feedback_events_user` and `user_consent`'s key, the least of the three next),
  * so a page costs its users, not the workspace's events; a search walks the users (not the events)
- * until a page is found. Each page user's figures are then read by key.
+ * until a page is found. Each page user's figures are then read by key. An id known only from
+ * reviewers' or judges' events (a reviewer's name, issue 27) is no end user and is left out.
  */
 import type { Consent } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
@@ -49,6 +50,9 @@ const IDS_SQL = `
   )
   SELECT user_id FROM ids
    WHERE user_id IS NOT NULL AND ($3::text IS NULL OR strpos(lower(user_id), lower($3::text)) > 0)
+     AND (EXISTS (SELECT 1 FROM responses WHERE workspace_id = $1 AND user_id = ids.user_id)
+          OR EXISTS (SELECT 1 FROM user_consent WHERE workspace_id = $1 AND user_id = ids.user_id)
+          OR EXISTS (SELECT 1 FROM feedback_events WHERE workspace_id = $1 AND user_id = ids.user_id AND source NOT IN ('review', 'judge')))
    LIMIT $4`;
 
 interface FiguresRow {
