@@ -6,7 +6,10 @@
  * units than the rule's minimum stays in "not enough data".
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { alertRuleSetSchema } from '@feedloop/core';
+import type { SqlExecutor } from '../src/db/sql-client.js';
 import { evaluateAlertTick } from '../src/pipeline/alert-evaluation.js';
+import { JUDGE_AGREEMENT_REFRESH_MS, judgeAgreementWindows } from '../src/pipeline/judge-agreement-windows.js';
 import { startJudge, type TestJudge } from './evaluator-server.js';
 import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
 
@@ -116,6 +119,30 @@ for (const backend of BACKENDS) {
         const cal = (await call('GET', `/v1/evaluators/${id}/calibration`)).json();
         expect([cal.n, cal.agreement.value]).toEqual([n, agreement]);
       }
+    });
+
+    it('reads a judge\'s calibration at most once an hour per rule window: the ticks in between reuse it', async () => {
+      const ev = await create('cached', 'ja-cached');
+      await judged('ja-cached', ['good', 'bad', 'good'], 3, true);
+      let queries = 0;
+      const counting: SqlExecutor = {
+        query: (text, params, options) => {
+          queries++;
+          return t.db.query(text, params, options);
+        },
+        exec: (script) => t.db.exec(script),
+      };
+      const { rules } = alertRuleSetSchema.parse({ rules: [{ id: 'cached', kind: 'judge_agreement', severity: 'warning', threshold: 0.6, metric: `judge_agreement:${ev}` }] });
+      const now = new Date(Date.now() + 86_400_000);
+      const first = await judgeAgreementWindows(counting, t.workspaceId, rules, now);
+      expect(queries).toBeGreaterThan(0);
+      expect([...first.values()]).toEqual([{ n: 3, kappa: 1, agreement: 1 }]);
+      const read = queries;
+      const again = await judgeAgreementWindows(counting, t.workspaceId, rules, new Date(now.getTime() + JUDGE_AGREEMENT_REFRESH_MS - 1));
+      expect(queries).toBe(read);
+      expect(again).toEqual(first);
+      await judgeAgreementWindows(counting, t.workspaceId, rules, new Date(now.getTime() + JUDGE_AGREEMENT_REFRESH_MS));
+      expect(queries).toBeGreaterThan(read);
     });
   });
 }
