@@ -177,6 +177,35 @@ for (const backend of BACKENDS) {
       ]);
     });
 
+    it("shows the rubric's named score configs on the screen, archived ones left out, to a reviewer key that cannot list them", async () => {
+      const made = async (body: Record<string, unknown>) => {
+        const res = await call('POST', '/v1/score-configs', body);
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json() as { id: string };
+      };
+      const tone = await made({ name: 'rq-tone', dataType: 'categorical', categories: [{ value: 0, label: 'curt' }, { value: 1, label: 'warm' }], description: 'how it sounds' });
+      const ground = await made({ name: 'rq-grounded', dataType: 'numeric', min: 0, max: 5 });
+      const old = await made({ name: 'rq-old', dataType: 'boolean' });
+      const erin = await reviewerKey('erin-scores');
+      expect((await call('GET', '/v1/score-configs', undefined, bearer(erin.key))).statusCode).toBe(403);
+      const q = await queue({ name: 'named scores', members: [erin.id], rubric: { scoreConfigs: [ground.id, old.id, tone.id] } });
+      expect((await call('PATCH', `/v1/score-configs/${old.id}`, { archived: true })).statusCode).toBe(200);
+      await call('POST', `/v1/review-queues/${q.id}/items`, { responseIds: ['rq-r5'] });
+      const next = await call('POST', `/v1/review-queues/${q.id}/next`, {}, bearer(erin.key));
+      expect(next.statusCode, next.body).toBe(200);
+      const expected = [
+        { id: ground.id, name: 'rq-grounded', dataType: 'numeric', min: 0, max: 5, categories: null, description: null },
+        { id: tone.id, name: 'rq-tone', dataType: 'categorical', min: null, max: null, categories: [{ value: 0, label: 'curt' }, { value: 1, label: 'warm' }], description: 'how it sounds' },
+      ];
+      expect(next.json().scoreConfigs).toEqual(expected);
+      const read = await call('GET', `/v1/review-queues/${q.id}/items/${next.json().item.id}`, undefined, bearer(erin.key));
+      expect(read.statusCode, read.body).toBe(200);
+      expect(read.json().scoreConfigs).toEqual(expected);
+      const plain = await queue({ name: 'no named scores', members: [erin.id] });
+      await call('POST', `/v1/review-queues/${plain.id}/items`, { responseIds: ['rq-r5'] });
+      expect((await call('POST', `/v1/review-queues/${plain.id}/next`, {}, bearer(erin.key))).json().scoreConfigs).toEqual([]);
+    });
+
     it('reserves, validates against the rubric, records the review as feedback, and finishes the item', async () => {
       const dana = await reviewerKey('dana');
       const q = await queue({ name: 'flow', members: [dana.id], instructions: 'Be strict', rubric: { correction: false, qualityScores: true } });
