@@ -142,6 +142,9 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
     await page.waitForSelector('ul.judge-answers li');
     expect(page.url()).toContain('#/responses/jd-r1');
     const answer = page.locator(`ul.judge-answers li[data-evaluator="${ids.good}"]`);
+    // The evaluators' names arrive after the detail: the badge becomes a link to its Judges page then.
+    await answer.locator('a .tag.source-judge').waitFor();
+    expect(await answer.locator('a').getAttribute('href')).toBe(`#/judges/${ids.good}`);
     expect(await answer.locator('.tag.source-judge').textContent()).toBe('judge · groundedness');
     expect(await answer.locator('[data-answer]').textContent()).toBe('thumbs_up');
     expect(await answer.locator('[data-label]').textContent()).toBe('grounded');
@@ -175,7 +178,8 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
     await form.locator('input[name=url]').fill(judgeUrl);
     await form.locator('textarea[name=filter]').fill('{agent: support');
     await form.locator('button[type=submit]').click();
-    expect(await form.locator('[role=status]').textContent()).toContain('filter:');
+    // Preact renders the message after the click's handler returns: wait for it.
+    await page.waitForFunction(() => document.querySelector('form[aria-label="New evaluator"] [role=status]')?.textContent?.startsWith('filter:'));
     expect((await call('GET', '/v1/evaluators')).evaluators).toHaveLength(3);
 
     await page.goto(`${url}/#/judges/${String(made?.id)}`);
@@ -194,12 +198,30 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
     await page.close();
   });
 
+  it("shows a dead letter's error as the API gives it, and sends it again from the page", async () => {
+    const { page, errors } = await login();
+    await page.goto(`${url}/#/judges/${ids.strict}`);
+    await page.waitForSelector('table.calls tbody tr');
+    const dead = (await call('GET', `/v1/evaluators/${ids.strict}/calls?status=dead&limit=1`)).calls[0] as { id: number; lastError: string; lastStatusCode: number };
+    expect(dead).toMatchObject({ lastStatusCode: 400 });
+    const row = page.locator(`tr[data-call="${dead.id}"]`);
+    expect(await row.getAttribute('data-status')).toBe('dead');
+    expect(await row.locator('code').textContent()).toBe(`${dead.lastError} (HTTP 400)`);
+    await row.locator('button:text-is("Retry")').click();
+    await page.waitForFunction((id) => document.querySelector('.card[aria-label="Latest calls"] [role=status]')?.textContent === `Call ${id} is sent again.`, dead.id);
+    // The call left the dead letters (its judge has stopped since, so it waits for a retry).
+    const after = ((await call('GET', `/v1/evaluators/${ids.strict}/calls?limit=100`)).calls as Array<{ id: number; status: string }>).find((c) => c.id === dead.id);
+    expect(after?.status).not.toBe('dead');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('fits a phone: the list, an evaluator and a response with judge answers at 390 px', async () => {
     const { page, errors } = await login(390, 844);
     for (const [hash, ready, shot] of [
       ['#/judges', 'table.judges tbody tr', 'judges-list-390.png'],
       [`#/judges/${ids.good}`, '.calibration', 'judges-detail-390.png'],
-      ['#/responses/jd-r1', 'ul.judge-answers li', 'judges-response-390.png'],
+      ['#/responses/jd-r1', 'ul.judge-answers li a .tag.source-judge', 'judges-response-390.png'],
     ] as const) {
       await page.goto(`${url}/${hash}`);
       await page.waitForSelector(ready);
