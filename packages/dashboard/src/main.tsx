@@ -19,9 +19,9 @@ import { Users } from './pages/users.js';
 import './style.css';
 
 /**
- * A page loaded when first opened: the review pages (a reviewer's whole dashboard) are a chunk
- * of their own, so the other pages' first load does not carry them, and a reviewer's does not
- * carry the rest.
+ * A page loaded when first opened: the review pages (a reviewer's whole dashboard), Datasets
+ * and Judges are chunks of their own, so the other pages' first load does not carry them, and a
+ * reviewer's does not carry the rest.
  */
 function lazy(load: () => Promise<FunctionComponent>): FunctionComponent {
   let loaded: FunctionComponent | null = null;
@@ -37,6 +37,7 @@ function lazy(load: () => Promise<FunctionComponent>): FunctionComponent {
 const Review = lazy(() => import('./pages/review.js').then((m) => m.Review));
 const Queues = lazy(() => import('./pages/queue-settings.js').then((m) => m.Queues));
 const Datasets = lazy(() => import('./pages/datasets.js').then((m) => m.Datasets));
+const Judges = lazy(() => import('./pages/judges.js').then((m) => m.Judges));
 
 const PAGES = {
   overview: ['Overview', Overview],
@@ -48,6 +49,7 @@ const PAGES = {
   users: ['Users', Users],
   review: ['Review', Review],
   datasets: ['Datasets', Datasets],
+  judges: ['Judges', Judges],
   exports: ['Exports', Exports],
   settings: ['Settings', Settings],
   // A queue's settings and agreement (`#/queues/<id>`): reached from Review, not a tab of its own.
@@ -57,7 +59,7 @@ type PageName = keyof typeof PAGES;
 
 /** The tabs of each role: a reviewer key sees the Review pages only (the server refuses it the rest). */
 const TABS: Record<Role, PageName[]> = {
-  secret: ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'review', 'datasets', 'exports', 'settings'],
+  secret: ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'review', 'datasets', 'judges', 'exports', 'settings'],
   reviewer: ['review'],
 };
 /** The tab a page is under (a queue's settings are under Review). */

@@ -10,6 +10,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash, useRoute } from '../route.js';
 import { Card, Show, num, useLoad } from '../ui.js';
+import { JudgeAnswers } from './judge-answers.js';
 import { BulkAdd } from './responses-bulk.js';
 import { FILTERS, apiFilter, type FilterName, type Filters } from '../filters.js';
 
@@ -48,7 +49,7 @@ export const BADGES = {
   score: 'composite score in [−1, 1]: the weighted signals combined, with a confidence in [0, 1]',
   named: 'named scores (docs/scores.md): the mean of each name\'s current scores, and how many',
   review: 'signals from reviewers (source review): counted apart from the users\' and weighed as a person\'s in the composite score',
-  judge: 'signals from automated evaluators (source judge): counted apart from the users\' and weighing 0 in the composite score until judges are calibrated',
+  judge: 'signals from automated evaluators (source judge): counted apart from the users\' and weighing a share of a person\'s in the composite score only while their evaluator agrees with the humans (the Judges page), else 0',
 } as const;
 
 /** A review or judge event's badge: who judged the response, never mistaken for a user's vote. */
@@ -143,6 +144,9 @@ function ResponseDetail({ id, back }: { id: string; back: string }) {
       <Show value={detail}>
         {(d) => {
           const counted = d.feedback.filter((f) => !f.supersededBy);
+          // Judges' answers beside the people's (users and reviewers): never mistaken for a user's vote.
+          const judged = d.feedback.filter((f) => f.source === 'judge');
+          const people = d.feedback.filter((f) => f.source !== 'judge');
           return (
             <div class="detail">
               <p><strong>Query:</strong> {d.query}</p>
@@ -179,25 +183,36 @@ function ResponseDetail({ id, back }: { id: string; back: string }) {
                   {Object.entries(d.feedbackBySource).map(([source, n], i) => (
                     <span key={source}>{i > 0 ? ' · ' : ''}{num(n)} {source === 'review' || source === 'judge' ? <SourceBadge source={source} /> : source}</span>
                   ))}
-                  {d.feedbackBySource.judge ? '. Judges weigh 0 in the composite score.' : ''}
+                  {d.feedbackBySource.judge ? <>. A judge counts in the composite score only while it agrees with the humans (<a href={routeHash('judges')}>Judges</a>).</> : ''}
                 </p>
               ) : null}
-              <ul class="feedback">
-                {d.feedback.map((f) => (
-                  <li key={f.id}>
-                    <span class={`tag ${f.type}`}>{f.type}</span> <SourceBadge source={f.source} evaluatorId={f.metadata?.evaluatorId} /> {f.userId ?? 'anonymous'} · {when(f.occurredAt)}
-                    {f.supersededBy ? <span class="note"> (replaced by a later vote)</span> : null}
-                    {typeof f.payload?.comment === 'string' ? <q>{f.payload.comment}</q> : null}
-                    {Array.isArray(f.payload?.categories) ? ` ${(f.payload.categories as string[]).join(', ')}` : null}
-                    {f.type === 'correction' && typeof f.payload?.corrected === 'string' ? (
-                      <>
-                        {f.editDistance !== null ? ` · edit distance ${f.editDistance} %` : null}
-                        <WordDiff before={typeof f.payload.original === 'string' ? f.payload.original : d.answer} after={f.payload.corrected} />
-                      </>
-                    ) : null}
-                  </li>
-                ))}
-              </ul>
+              <div class={judged.length > 0 ? 'beside' : undefined}>
+                <div>
+                  {judged.length > 0 ? <h4>People ({num(people.length)})</h4> : null}
+                  <ul class="feedback">
+                    {people.map((f) => (
+                      <li key={f.id}>
+                        <span class={`tag ${f.type}`}>{f.type}</span> <SourceBadge source={f.source} evaluatorId={f.metadata?.evaluatorId} /> {f.userId ?? 'anonymous'} · {when(f.occurredAt)}
+                        {f.supersededBy ? <span class="note"> (replaced by a later vote)</span> : null}
+                        {typeof f.payload?.comment === 'string' ? <q>{f.payload.comment}</q> : null}
+                        {Array.isArray(f.payload?.categories) ? ` ${(f.payload.categories as string[]).join(', ')}` : null}
+                        {f.type === 'correction' && typeof f.payload?.corrected === 'string' ? (
+                          <>
+                            {f.editDistance !== null ? ` · edit distance ${f.editDistance} %` : null}
+                            <WordDiff before={typeof f.payload.original === 'string' ? f.payload.original : d.answer} after={f.payload.corrected} />
+                          </>
+                        ) : null}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+                {judged.length > 0 ? (
+                  <div>
+                    <h4>Judges ({num(judged.length)})</h4>
+                    <JudgeAnswers events={judged} />
+                  </div>
+                ) : null}
+              </div>
               {counted.length !== d.feedback.length ? <p class="note">{num(d.feedback.length - counted.length)} replaced votes are listed but not counted.</p> : null}
               <h3>Learning signals ({num(d.learningSignals.length)})</h3>
               <LearningSignals signals={d.learningSignals} />
