@@ -33,6 +33,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFreshDatabase } from './bench-database.js';
+import { batchSizeStats, describeBatchStats, diffBatchStats, fetchMetrics } from './bench-measure.js';
 import {
   benchStores,
   dec,
@@ -67,6 +68,8 @@ interface Endpoint {
   seen(event: string): number;
   /** Requests answered in all (attempts included). */
   requests(): number;
+  /** Forgets what it saw: a delivery id is a row id, so the next server's ids repeat the last one's. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -95,6 +98,7 @@ async function startEndpoint(): Promise<Endpoint> {
     url: `http://${LOOPBACK}:${port}/judge`,
     seen: (event) => deliveries.get(event)?.size ?? 0,
     requests: () => requests,
+    reset: () => deliveries.clear(),
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -233,11 +237,16 @@ async function runProfile(store: 'pglite' | 'postgres', endpoint: Endpoint, capa
       worker = await startFeedloopWorker({ databaseUrl: db.url, redisPrefix, env: ALLOW_PRIVATE });
     }
 
+    endpoint.reset();
     const hook = await api<{ id: string }>(server, key, 'POST', '/v1/webhooks', { url: endpoint.url, events: ['feedback.submitted'] });
     const seen0 = endpoint.seen('feedback.submitted');
     await webhookRun(server, key, endpoint, runId, 'wwarm', warmup, batch, seen0);
     const seen1 = endpoint.seen('feedback.submitted');
+    // The server's group commits per phase (embedded: every commit; production: the API node's, not the worker's judge answers).
+    const commits = async () => batchSizeStats(await fetchMetrics((server as ChildServer).url));
+    const w0 = await commits();
     const webhookRate = await webhookRun(server, key, endpoint, runId, 'w', n, batch, seen1);
+    const webhookCommits = diffBatchStats(await commits(), w0);
     await api(server, key, 'DELETE', `/v1/webhooks/${hook.id}`);
 
     const evaluator = await api<{ id: string }>(server, key, 'POST', '/v1/evaluators', {
@@ -249,13 +258,16 @@ async function runProfile(store: 'pglite' | 'postgres', endpoint: Endpoint, capa
       ratePerMinute: 10_000,
     });
     await dispatchRun(server, key, evaluator.id, runId, 'jwarm', warmup, batch, 0);
+    const j0 = await commits();
     const judge = await dispatchRun(server, key, evaluator.id, runId, 'j', n, batch, warmup);
+    const judgeCommits = diffBatchStats(await commits(), j0);
 
     const profile = store === 'pglite' ? 'embedded (PGlite)' : 'production (Postgres + Redis)';
     console.log(
       `${profile}: evaluator dispatch ${int(judge.rate)} calls/s (calls done alone ${int(judge.callsDoneAt)}/s)  |  webhook delivery ${int(webhookRate)} deliveries/s  |  ratio ${dec(judge.rate / webhookRate)}` +
         `  (${int(n)} items, batches of ${batch}; endpoint capacity ≥ ${int(capacity)} requests/s)`,
     );
+    console.log(`  feedback group commits (this server process): webhooks phase ${describeBatchStats(webhookCommits)}; dispatch phase ${describeBatchStats(judgeCommits)}`);
     return [
       {
         name: `evaluator dispatch, ${profile}`,
