@@ -13,7 +13,7 @@ import type { SqlClient } from './db/sql-client.js';
 import { FeedloopError } from './errors.js';
 import { createLogger } from './log.js';
 import { startServer, startWorker } from './server.js';
-import { createApiKey, listApiKeys, revokeApiKey, type KeyKind } from './store/api-keys.js';
+import { KEY_KINDS, createApiKey, listApiKeys, reviewerNameProblem, revokeApiKey, type KeyKind } from './store/api-keys.js';
 import { createWorkspace, findWorkspaceByLabel, listWorkspaces } from './store/workspaces.js';
 import type { ApiTarget } from './cli/api-client.js';
 import { describeImport, importFile, isImportSource } from './cli/import-command.js';
@@ -36,7 +36,7 @@ const USAGE = `Usage: feedloop <command>
                                            FEEDLOOP_URL to use a running server over HTTP): see docs/mcp.md
   workspace create <name> [--tenant T]     create a workspace (idempotent by name)
   workspace list
-  key create --workspace W [--kind secret|public] [--name N]
+  key create --workspace W [--kind secret|public|reviewer] [--name N]  (a reviewer key needs --name)
   key list --workspace W
   key revoke <keyId> --workspace W
   import oasst|hh-rlhf|jsonl <path> [--url U] [--key K]
@@ -230,9 +230,12 @@ async function run(argv: string[], out: Out): Promise<void> {
       });
     case 'key create': {
       const kind = (values.kind ?? 'secret') as KeyKind;
-      if (kind !== 'secret' && kind !== 'public') {
-        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--kind must be secret or public', { field: 'kind' });
+      if (!(KEY_KINDS as readonly string[]).includes(kind)) {
+        throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', '--kind must be secret, public or reviewer', { field: 'kind' });
       }
+      // Checked before the server or the database is reached: a reviewer key is a reviewer's name.
+      const nameProblem = kind === 'reviewer' ? reviewerNameProblem(values.name) : undefined;
+      if (nameProblem) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `--name: ${nameProblem}`, { field: 'name' });
       // The embedded folder's server makes it when one runs: this process may not open the folder then.
       const admin = config.databaseUrl ? undefined : runningServerCredential(config.dataDir);
       if (admin) {

@@ -65,6 +65,25 @@ for (const backend of BACKENDS) {
       expect(again.json()).toMatchObject({ workspace: { id: made.json().workspace.id, created: false }, kind: 'public' });
     });
 
+    it('makes a reviewer key, named, that reviews and is refused elsewhere; refuses one without a valid name', async () => {
+      const keysBefore = (await t.db.query('SELECT 1 FROM api_keys WHERE workspace_id = $1', [t.workspaceId])).length;
+      for (const payload of [{ kind: 'reviewer' }, { kind: 'reviewer', name: 'Ann Smith' }]) {
+        const bad = await post(t, `Bearer ${token}`, { workspace: t.workspaceId, ...payload });
+        expect(bad.statusCode, JSON.stringify(payload)).toBe(400);
+        expect(bad.json().error).toMatchObject({ code: 'FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', field: 'name' });
+      }
+      expect((await t.db.query('SELECT 1 FROM api_keys WHERE workspace_id = $1', [t.workspaceId])).length).toBe(keysBefore);
+      const res = await post(t, `Bearer ${token}`, { workspace: t.workspaceId, kind: 'reviewer', name: 'admin-rev' });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json()).toMatchObject({ kind: 'reviewer' });
+      expect(res.json().key).toMatch(/^fl_rk_/);
+      const headers = { authorization: `Bearer ${res.json().key}` };
+      expect((await t.app.inject({ method: 'GET', url: '/v1/review-queues', headers })).statusCode).toBe(200);
+      expect((await t.app.inject({ method: 'GET', url: '/v1/responses', headers })).statusCode).toBe(403);
+      const [row] = await t.db.query<{ name: string }>('SELECT name FROM api_keys WHERE id = $1', [res.json().id]);
+      expect(row?.name).toBe('admin-rev');
+    });
+
     it('refuses bad input naming the field, making nothing', async () => {
       const before = (await listWorkspaces(t.db)).length;
       for (const [payload, field] of [

@@ -55,10 +55,27 @@ describe('feedloop CLI (embedded database)', () => {
     expect(after[0].revokedAt).not.toBeNull();
   });
 
+  it('creates a reviewer key named for its reviewer', () => {
+    const made = feedloop('key', 'create', '--workspace', 'support', '--kind', 'reviewer', '--name', 'cli-reviewer', '--json');
+    expect(made.status, made.stderr).toBe(0);
+    const key = JSON.parse(made.stdout);
+    expect(key).toMatchObject({ kind: 'reviewer', name: 'cli-reviewer' });
+    expect(key.key).toMatch(/^fl_rk_/);
+    const listed = JSON.parse(feedloop('key', 'list', '--workspace', 'support', '--json').stdout);
+    expect(listed).toContainEqual(expect.objectContaining({ id: key.id, kind: 'reviewer', name: 'cli-reviewer', revokedAt: null }));
+  });
+
   it('fails clearly on bad use', () => {
     const badKind = feedloop('key', 'create', '--workspace', 'support', '--kind', 'admin');
     expect(badKind.status).toBe(1);
-    expect(badKind.stderr).toMatch(/FEEDLOOP_ERR_VALIDATION_INVALID_FIELD: --kind must be secret or public/);
+    expect(badKind.stderr).toMatch(/FEEDLOOP_ERR_VALIDATION_INVALID_FIELD: --kind must be secret, public or reviewer/);
+    const nameless = feedloop('key', 'create', '--workspace', 'support', '--kind', 'reviewer');
+    expect(nameless.status).toBe(1);
+    expect(nameless.stderr).toMatch(/FEEDLOOP_ERR_VALIDATION_INVALID_FIELD: --name: a reviewer key needs the name of its reviewer/);
+    const spaced = feedloop('key', 'create', '--workspace', 'support', '--kind', 'reviewer', '--name', 'Ann Smith');
+    expect(spaced.stderr).toMatch(/--name: a reviewer's name is at most 64/);
+    const reviewers = JSON.parse(feedloop('key', 'list', '--workspace', 'support', '--json').stdout).filter((k: { kind: string }) => k.kind === 'reviewer');
+    expect(reviewers.map((k: { name: string }) => k.name)).toEqual(['cli-reviewer']);
     const noWs = feedloop('key', 'list', '--workspace', 'nope');
     expect(noWs.stderr).toMatch(/FEEDLOOP_ERR_WORKSPACE_NOT_FOUND/);
     expect(feedloop('frobnicate').stderr).toMatch(/unknown command "frobnicate"/);

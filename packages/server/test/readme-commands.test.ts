@@ -287,7 +287,7 @@ describe.skipIf(!postgres?.available || !redisUp)('README: Production profile an
     const forms: Record<string, (state: { workspaceId?: string; keyId?: string }) => string> = {
       'feedloop workspace create <name> [--tenant T]': () => 'workspace create readme-ws --tenant acme --json',
       'feedloop workspace list': () => 'workspace list --json',
-      'feedloop key create --workspace W [--kind secret|public] [--name N]': (s) => `key create --workspace ${s.workspaceId} --kind public --name widget --json`,
+      'feedloop key create --workspace W [--kind secret|public|reviewer] [--name N]': (s) => `key create --workspace ${s.workspaceId} --kind public --name widget --json`,
       'feedloop key list --workspace W': (s) => `key list --workspace ${s.workspaceId} --json`,
       'feedloop key revoke <keyId> --workspace W': (s) => `key revoke ${s.keyId} --workspace ${s.workspaceId} --json`,
     };
@@ -314,7 +314,7 @@ describe.skipIf(!postgres?.available || !redisUp)('README: Production profile an
     expect(workspace).toMatchObject({ name: 'readme-ws', tenantId: 'acme', created: true });
     state.workspaceId = workspace.id;
     expect((run('feedloop workspace list') as { name: string }[]).map((w) => w.name)).toEqual(expect.arrayContaining(['prod', 'readme-ws']));
-    const key = run('feedloop key create --workspace W [--kind secret|public] [--name N]') as { id: string; key: string };
+    const key = run('feedloop key create --workspace W [--kind secret|public|reviewer] [--name N]') as { id: string; key: string };
     expect(key.key).toMatch(/^fl_pk_/);
     state.keyId = key.id;
     expect(run('feedloop key list --workspace W')).toEqual([expect.objectContaining({ id: key.id, kind: 'public', name: 'widget', revokedAt: null })]);

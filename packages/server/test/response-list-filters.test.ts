@@ -44,6 +44,10 @@ interface Truth {
   categories: Set<string>;
   comments: string[];
   counted: number;
+  /** Has a counted correction (every event here is a user's). */
+  corrected: boolean;
+  /** Its score's conflicts are not empty. */
+  conflicting: boolean;
 }
 
 /** Everything the list filters on, read plainly from the tables. */
@@ -53,32 +57,36 @@ async function readTruth(t: TestApp): Promise<Truth[]> {
     'SELECT id, created_at, agent, model, experiment_id, variant FROM responses WHERE workspace_id = $1',
     [ws],
   );
-  const signals = await t.db.query<{ response_id: string; polarity: string | null; categories: string[] }>(
-    `SELECT response_id, polarity, categories FROM feedback_signals WHERE workspace_id = $1 AND status = 'counted'`,
+  const signals = await t.db.query<{ response_id: string; polarity: string | null; categories: string[]; type: string }>(
+    `SELECT response_id, polarity, categories, type FROM feedback_signals WHERE workspace_id = $1 AND status = 'counted'`,
     [ws],
   );
   const events = await t.db.query<{ response_id: string; text: string | null }>(
     `SELECT response_id, coalesce(payload->>'comment', payload->>'reason', payload->>'note') AS text FROM feedback_events WHERE workspace_id = $1 AND duplicate_of IS NULL`,
     [ws],
   );
-  const scores = await t.db.query<{ response_id: string; score: number | null }>('SELECT response_id, score FROM response_scores WHERE workspace_id = $1', [ws]);
+  const scores = await t.db.query<{ response_id: string; score: number | null; conflicts: unknown[] }>('SELECT response_id, score, conflicts FROM response_scores WHERE workspace_id = $1', [ws]);
   const byId = new Map<string, Truth>(
     responses.map((r) => [
       r.id,
-      { id: r.id, createdAt: r.created_at.getTime(), agent: r.agent, model: r.model, experimentId: r.experiment_id, variant: r.variant, score: null, polarities: new Set(), categories: new Set(), comments: [], counted: 0 },
+      { id: r.id, createdAt: r.created_at.getTime(), agent: r.agent, model: r.model, experimentId: r.experiment_id, variant: r.variant, score: null, polarities: new Set(), categories: new Set(), comments: [], counted: 0, corrected: false, conflicting: false },
     ]),
   );
   for (const s of signals) {
     const r = byId.get(s.response_id);
     if (!r) continue;
     r.counted++;
+    if (s.type === 'correction') r.corrected = true;
     if (s.polarity) r.polarities.add(s.polarity);
     for (const c of s.categories) r.categories.add(c);
   }
   for (const e of events) if (e.text !== null) byId.get(e.response_id)?.comments.push(e.text);
   for (const s of scores) {
     const r = byId.get(s.response_id);
-    if (r) r.score = s.score;
+    if (r) {
+      r.score = s.score;
+      r.conflicting = s.conflicts.length > 0;
+    }
   }
   return [...byId.values()];
 }
@@ -98,6 +106,8 @@ function bruteForce(truth: Truth[], f: ResponseListFilter): string[] {
       if ((f.rating === 'positive' || f.rating === 'negative') && !r.polarities.has(f.rating)) return false;
       if (f.rating === 'unrated' && r.counted > 0) return false;
       if (f.category !== undefined && !r.categories.has(f.category)) return false;
+      if (f.hasCorrection !== undefined && r.corrected !== f.hasCorrection) return false;
+      if (f.conflicting !== undefined && r.conflicting !== f.conflicting) return false;
       if (f.comment !== undefined && !r.comments.some((c) => c.toLowerCase().includes(f.comment!.toLowerCase()))) return false;
       return true;
     })
@@ -222,6 +232,16 @@ for (const backend of BACKENDS) {
         { maxScore: -0.1, rating: 'negative' },
         { minScore: 0.1, category: 'hallucination' },
         { comment: 'fine', rating: 'positive', agent: 'search' },
+        { hasCorrection: true },
+        { hasCorrection: false },
+        { hasCorrection: true, rating: 'negative' },
+        { hasCorrection: false, agent: 'rare-agent' },
+        { hasCorrection: true, comment: 'refund' },
+        { conflicting: true },
+        { conflicting: false },
+        { conflicting: true, hasCorrection: true },
+        { conflicting: true, agent: 'sql', since: mid },
+        { conflicting: false, rating: 'positive' },
       ];
       for (const f of filters) {
         const expected = bruteForce(truth, f);
@@ -233,6 +253,9 @@ for (const backend of BACKENDS) {
       expect(bruteForce(truth, { rating: 'unrated' }).length).toBeGreaterThan(10);
       expect(bruteForce(truth, { category: 'style_mismatch' }).length).toBeGreaterThan(0);
       expect(bruteForce(truth, { comment: 'refund' }).length).toBeGreaterThan(3);
+      expect(bruteForce(truth, { hasCorrection: true }).length).toBeGreaterThan(3);
+      expect(bruteForce(truth, { conflicting: true }).length).toBeGreaterThan(1);
+      expect(bruteForce(truth, { conflicting: false }).length).toBeGreaterThan(3);
     });
 
     it('answers a comment search the same whichever way it goes: first walk, piece index, or full walk', async () => {

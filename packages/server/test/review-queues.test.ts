@@ -177,6 +177,35 @@ for (const backend of BACKENDS) {
       ]);
     });
 
+    it("shows the rubric's named score configs on the screen, archived ones left out, to a reviewer key that cannot list them", async () => {
+      const made = async (body: Record<string, unknown>) => {
+        const res = await call('POST', '/v1/score-configs', body);
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json() as { id: string };
+      };
+      const tone = await made({ name: 'rq-tone', dataType: 'categorical', categories: [{ value: 0, label: 'curt' }, { value: 1, label: 'warm' }], description: 'how it sounds' });
+      const ground = await made({ name: 'rq-grounded', dataType: 'numeric', min: 0, max: 5 });
+      const old = await made({ name: 'rq-old', dataType: 'boolean' });
+      const erin = await reviewerKey('erin-scores');
+      expect((await call('GET', '/v1/score-configs', undefined, bearer(erin.key))).statusCode).toBe(403);
+      const q = await queue({ name: 'named scores', members: [erin.id], rubric: { scoreConfigs: [ground.id, old.id, tone.id] } });
+      expect((await call('PATCH', `/v1/score-configs/${old.id}`, { archived: true })).statusCode).toBe(200);
+      await call('POST', `/v1/review-queues/${q.id}/items`, { responseIds: ['rq-r5'] });
+      const next = await call('POST', `/v1/review-queues/${q.id}/next`, {}, bearer(erin.key));
+      expect(next.statusCode, next.body).toBe(200);
+      const expected = [
+        { id: ground.id, name: 'rq-grounded', dataType: 'numeric', min: 0, max: 5, categories: null, description: null },
+        { id: tone.id, name: 'rq-tone', dataType: 'categorical', min: null, max: null, categories: [{ value: 0, label: 'curt' }, { value: 1, label: 'warm' }], description: 'how it sounds' },
+      ];
+      expect(next.json().scoreConfigs).toEqual(expected);
+      const read = await call('GET', `/v1/review-queues/${q.id}/items/${next.json().item.id}`, undefined, bearer(erin.key));
+      expect(read.statusCode, read.body).toBe(200);
+      expect(read.json().scoreConfigs).toEqual(expected);
+      const plain = await queue({ name: 'no named scores', members: [erin.id] });
+      await call('POST', `/v1/review-queues/${plain.id}/items`, { responseIds: ['rq-r5'] });
+      expect((await call('POST', `/v1/review-queues/${plain.id}/next`, {}, bearer(erin.key))).json().scoreConfigs).toEqual([]);
+    });
+
     it('reserves, validates against the rubric, records the review as feedback, and finishes the item', async () => {
       const dana = await reviewerKey('dana');
       const q = await queue({ name: 'flow', members: [dana.id], instructions: 'Be strict', rubric: { correction: false, qualityScores: true } });
@@ -317,6 +346,47 @@ for (const backend of BACKENDS) {
       await rescoreDirtyResponses(t.db);
       expect((await items(scored.id)).map((i) => i.response_id)).toEqual(['rule-neg']);
       expect(await items(none.id)).toEqual([]);
+    });
+
+    it('matches rules on has-correction and conflicting signals, booleans or "true"/"false", refusing any other value', async () => {
+      const bad = await call('POST', '/v1/review-queues', { name: 'q', rules: [{ filter: { hasCorrection: 'maybe' } }] });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.field).toBe('rules[0].filter.hasCorrection');
+      expect((await call('POST', '/v1/review-queues', { name: 'q', rules: [{ filter: { conflicting: 1 } }] })).json().error.field).toBe('rules[0].filter.conflicting');
+      await register(['fixed', 'split', 'plain'].map((id) => ({ id: `flag-${id}`, query: `flag ${id}`, answer: 'a', agent: 'flags' })));
+      const corrected = await queue({ name: 'has-correction', rules: [{ filter: { hasCorrection: true, agent: 'flags' }, sample: 1 }] });
+      const uncorrected = await queue({ name: 'no-correction', rules: [{ filter: { hasCorrection: 'false', agent: 'flags' }, sample: 1 }] });
+      const conflicting = await queue({ name: 'conflicting', rules: [{ filter: { conflicting: 'true', agent: 'flags' }, sample: 1 }] });
+      const process = async () => {
+        const keys = await t.db.query<{ workspace_id: string; event_id: string }>(
+          "SELECT p.workspace_id, p.event_id FROM pipeline_pending p JOIN feedback_events e ON e.workspace_id = p.workspace_id AND e.id = p.event_id WHERE p.workspace_id = $1 AND e.response_id LIKE 'flag-%'",
+          [t.workspaceId],
+        );
+        await processEvents(t.db, keys.map((k) => [k.workspace_id, k.event_id]), { counters: { kind: 'outbox' }, stream: false });
+      };
+      const items = async (queueId: string) =>
+        (await t.db.query<{ response_id: string }>('SELECT response_id FROM review_items WHERE workspace_id = $1 AND queue_id = $2 ORDER BY response_id', [t.workspaceId, queueId])).map((r) => r.response_id);
+      expect((await call('POST', '/v1/feedback', { responseId: 'flag-fixed', type: 'correction', userId: 'u1', payload: { corrected: 'the right answer' } })).statusCode).toBe(202);
+      expect((await call('POST', '/v1/feedback', { responseId: 'flag-split', type: 'thumbs_up', userId: 'u1' })).statusCode).toBe(202);
+      expect((await call('POST', '/v1/feedback', { responseId: 'flag-plain', type: 'thumbs_up', userId: 'u1' })).statusCode).toBe(202);
+      await process();
+      // The same user, later, the other way: a conflict (a second thumb would replace the first vote).
+      expect((await call('POST', '/v1/feedback', { responseId: 'flag-split', type: 'error_categories', userId: 'u1', payload: { categories: ['hallucination'] } })).statusCode).toBe(202);
+      await process();
+      expect(await items(corrected.id)).toEqual(['flag-fixed']);
+      expect(await items(uncorrected.id)).toEqual(['flag-plain', 'flag-split']);
+      // Conflicts are the score's: met once the rescore writes it.
+      while ((await rescoreDirtyResponses(t.db)) > 0);
+      const [split] = await t.db.query<{ conflicts: unknown[] }>('SELECT conflicts FROM response_scores WHERE workspace_id = $1 AND response_id = $2', [t.workspaceId, 'flag-split']);
+      expect(split?.conflicts.length).toBeGreaterThan(0);
+      expect(await items(conflicting.id)).toEqual(['flag-split']);
+      const listed = await call('GET', '/v1/responses?agent=flags&conflicting=true');
+      expect(listed.json().data.map((r: { id: string }) => r.id)).toEqual(['flag-split']);
+      const fixed = await call('GET', '/v1/responses?agent=flags&hasCorrection=true');
+      expect(fixed.json().data.map((r: { id: string }) => r.id)).toEqual(['flag-fixed']);
+      const wrong = await call('GET', '/v1/responses?hasCorrection=yes');
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.json().error.field).toBe('hasCorrection');
     });
   });
 }

@@ -44,3 +44,22 @@ export function categoryIndex(index: ReadonlyMap<Category, number>, value: Categ
   if (at === undefined) throw new RangeError(`${JSON.stringify(value)} is not one of the categories`);
   return at;
 }
+
+/**
+ * One unit's ratings counted per category index, missing ratings left out: `counts` (category
+ * index → ratings) and `m`, the ratings given. The first step of every coincidence statistic.
+ *
+ * @example
+ * unitCounts(['a', null, 'a', 'b'], new Map([['a', 0], ['b', 1]])) // { counts: Map { 0 => 2, 1 => 1 }, m: 3 }
+ */
+export function unitCounts(ratings: readonly MaybeCategory[], index: ReadonlyMap<Category, number>): { counts: Map<number, number>; m: number } {
+  const counts = new Map<number, number>();
+  let m = 0;
+  for (const rating of ratings) {
+    if (rating === null || rating === undefined) continue;
+    const at = categoryIndex(index, rating);
+    counts.set(at, (counts.get(at) ?? 0) + 1);
+    m += 1;
+  }
+  return { counts, m };
+}

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { categoriesOf, categoryIndex, indexOfCategories, type MaybeCategory } from './categories.js';
+import { categoriesOf, indexOfCategories, unitCounts, type MaybeCategory } from './categories.js';
 import { evaluate, summedStatistic, type SummedStatistic, type UnitRow } from './summed-statistic.js';
 
 /** The metric of the data: nominal labels, ordered ranks, or interval numbers. */
@@ -43,14 +43,7 @@ function coincidenceAlpha(units: readonly (readonly MaybeCategory[])[], level: '
   const index = indexOfCategories(values);
   const k = values.length;
   const rows = units.map((ratings): UnitRow => {
-    const counts = new Map<number, number>();
-    let m = 0;
-    for (const rating of ratings) {
-      if (rating === null || rating === undefined) continue;
-      const at = categoryIndex(index, rating);
-      counts.set(at, (counts.get(at) ?? 0) + 1);
-      m += 1;
-    }
+    const { counts, m } = unitCounts(ratings, index);
     if (m < 2) return [];
     const row: [number, number][] = [];
     for (const [c, nc] of counts) {

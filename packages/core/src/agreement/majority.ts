@@ -16,10 +16,23 @@
 export function majorityLabel<T>(labels: Iterable<T>): T | null {
   const counts = new Map<T, number>();
   for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
+  return majorityOfCounts(counts);
+}
+
+/**
+ * The unique most frequent label of counted labels (label → count), or null on a tie for first or
+ * when every count is 0. `without` takes one of that label away first: "the others' majority".
+ *
+ * @example
+ * majorityOfCounts(new Map([['a', 2], ['b', 1]]), 'a') // null (a 1, b 1)
+ */
+export function majorityOfCounts<T>(counts: ReadonlyMap<T, number>, without?: T): T | null {
   let best: T | null = null;
   let bestCount = 0;
   let tied = false;
-  for (const [label, count] of counts) {
+  for (const [label, total] of counts) {
+    const count = without !== undefined && label === without ? total - 1 : total;
+    if (count === 0) continue;
     if (count > bestCount) {
       best = label;
       bestCount = count;

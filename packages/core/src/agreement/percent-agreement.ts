@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { categoriesOf, categoryIndex, indexOfCategories, type MaybeCategory } from './categories.js';
+import { categoriesOf, indexOfCategories, unitCounts, type MaybeCategory } from './categories.js';
 import { evaluate, summedStatistic, type SummedStatistic, type UnitRow } from './summed-statistic.js';
 
 /**
@@ -16,14 +16,7 @@ import { evaluate, summedStatistic, type SummedStatistic, type UnitRow } from '.
 export function percentAgreementStatistic(units: readonly (readonly MaybeCategory[])[]): SummedStatistic {
   const index = indexOfCategories(categoriesOf(units.flat()));
   const rows = units.map((ratings): UnitRow => {
-    const counts = new Map<number, number>();
-    let m = 0;
-    for (const rating of ratings) {
-      if (rating === null || rating === undefined) continue;
-      const at = categoryIndex(index, rating);
-      counts.set(at, (counts.get(at) ?? 0) + 1);
-      m += 1;
-    }
+    const { counts, m } = unitCounts(ratings, index);
     if (m < 2) return [];
     let agreeing = 0;
     for (const count of counts.values()) agreeing += count * (count - 1);

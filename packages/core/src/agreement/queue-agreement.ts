@@ -14,7 +14,7 @@ import { categoriesOf } from './categories.js';
 import { cohenKappaStatistic } from './cohen-kappa.js';
 import { fleissKappaStatistic } from './fleiss-kappa.js';
 import { krippendorffAlphaStatistic } from './krippendorff-alpha.js';
-import { median } from './majority.js';
+import { majorityOfCounts, median } from './majority.js';
 import { percentAgreementStatistic } from './percent-agreement.js';
 import { positionBias, type PositionBias } from './position-bias.js';
 import { wilsonInterval } from '../stats/wilson.js';
@@ -215,7 +215,7 @@ function reviewerFigures(names: readonly string[], items: readonly AgreementRevi
       const figures = own.get(review.reviewer)!;
       figures.reviews.push(review);
       if (review.label === null) continue;
-      const majority = majorityExcept(counts, review.label);
+      const majority = majorityOfCounts(counts, review.label);
       if (majority === null) continue;
       figures.compared += 1;
       if (majority === review.label) figures.agreed += 1;
@@ -234,22 +234,3 @@ function reviewerFigures(names: readonly string[], items: readonly AgreementRevi
   });
 }
 
-// The unique most frequent label once one review of `without` is taken away; null on a split or
-// when no other label is left.
-function majorityExcept(counts: ReadonlyMap<string, number>, without: string): string | null {
-  let best: string | null = null;
-  let bestCount = 0;
-  let tied = false;
-  for (const [label, total] of counts) {
-    const count = label === without ? total - 1 : total;
-    if (count === 0) continue;
-    if (count > bestCount) {
-      best = label;
-      bestCount = count;
-      tied = false;
-    } else if (count === bestCount) {
-      tied = true;
-    }
-  }
-  return tied ? null : best;
-}

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 
 /** What a rule watches. */
-export const ALERT_RULE_KINDS = ['satisfaction', 'category_spike', 'correction_rate', 'escalation_rate', 'score_mean'] as const;
+export const ALERT_RULE_KINDS = ['satisfaction', 'category_spike', 'correction_rate', 'escalation_rate', 'score_mean', 'judge_agreement'] as const;
 /** One of {@link ALERT_RULE_KINDS}. */
 export type AlertRuleKind = (typeof ALERT_RULE_KINDS)[number];
 /** Phase 4.1 severities. */
@@ -46,6 +46,18 @@ export const DEFAULT_RATE_HYSTERESIS = 5;
 export const DEFAULT_SCORE_HYSTERESIS = 0;
 /** The metric prefix of a score_mean rule: `score:<name>` (issue 26 §1). */
 export const SCORE_METRIC_PREFIX = 'score:';
+/** The metric prefix of a judge_agreement rule: `judge_agreement:<evaluator id>` (issue 28). */
+export const JUDGE_AGREEMENT_METRIC_PREFIX = 'judge_agreement:';
+/** What a judge_agreement rule compares with its threshold: Cohen's kappa (−1–1) or the agreement share (0–1). */
+export const JUDGE_AGREEMENT_STATISTICS = ['kappa', 'agreement'] as const;
+/** One of {@link JUDGE_AGREEMENT_STATISTICS}. */
+export type JudgeAgreementStatistic = (typeof JUDGE_AGREEMENT_STATISTICS)[number];
+/** A judge_agreement rule's window by default: the weight rule's 30 days (core's `JUDGE_WEIGHT_RULE`). */
+export const DEFAULT_JUDGE_WINDOW_DAYS = 30;
+/** The longest window of a judge_agreement rule. */
+export const MAX_JUDGE_WINDOW_DAYS = 90;
+/** Units with both labels a judge_agreement rule needs by default: the weight rule's n ≥ 50. */
+export const DEFAULT_JUDGE_MIN_SAMPLE = 50;
 /** Default hysteresis of a category spike, as a factor: 2× fires, 1.5× resolves. */
 export const DEFAULT_SPIKE_HYSTERESIS = 0.5;
 /** The longest `forSeconds`: a week. */
@@ -74,8 +86,10 @@ const ruleInput = z.strictObject({
     .int()
     .min(1)
     .max(MAX_MIN_SAMPLE)
-    .default(DEFAULT_MIN_SAMPLE)
-    .describe('Rated responses (satisfaction, category_spike), responses (correction_rate) or sessions (escalation_rate) in the window before it is judged'),
+    .optional()
+    .describe(
+      `Rated responses (satisfaction, category_spike), responses (correction_rate), sessions (escalation_rate) or units with both a judge's and a human label (judge_agreement) in the window before it is judged (default ${DEFAULT_MIN_SAMPLE}; ${DEFAULT_JUDGE_MIN_SAMPLE} for judge_agreement)`,
+    ),
   forSeconds: z.number().int().min(0).max(MAX_FOR_SECONDS).default(0).describe('How long the condition must hold (pending) before the alert fires'),
   hysteresis: z
     .number()
@@ -92,11 +106,18 @@ const ruleInput = z.strictObject({
     .describe(`category_spike only: the binomial test's p-value must be below this for a spike (default ${DEFAULT_SPIKE_MAX_P_VALUE}; 1 turns the test off)`),
   metric: z
     .string()
-    .min(SCORE_METRIC_PREFIX.length + 1)
-    .max(SCORE_METRIC_PREFIX.length + 200)
-    .startsWith(SCORE_METRIC_PREFIX, 'must be score:<name>')
+    .min(1)
+    .max(JUDGE_AGREEMENT_METRIC_PREFIX.length + 200)
     .optional()
-    .describe('score_mean only (and required there): `score:<name>`, the named score whose mean the rule watches'),
+    .describe('score_mean: `score:<name>`, the named score whose mean the rule watches; judge_agreement: `judge_agreement:<evaluator id>`; required there, absent elsewhere'),
+  statistic: z.enum(JUDGE_AGREEMENT_STATISTICS).optional().describe("judge_agreement only: `kappa` (Cohen's kappa, default) or `agreement` (share of units where judge and humans agree, 0–1)"),
+  windowDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_JUDGE_WINDOW_DAYS)
+    .optional()
+    .describe(`judge_agreement only: the calibration window, in days up to now (default ${DEFAULT_JUDGE_WINDOW_DAYS}, as the weight rule)`),
   direction: z.enum(['below', 'above']).optional().describe('score_mean only: fire when the mean is below (default) or above the threshold'),
   enabled: z.boolean().default(true),
 });
@@ -120,8 +141,12 @@ export interface AlertRule {
   minCount?: number;
   /** category_spike only: the significance level of the binomial test. */
   maxPValue?: number;
-  /** score_mean only: `score:<name>`. */
+  /** score_mean: `score:<name>`; judge_agreement: `judge_agreement:<evaluator id>`. */
   metric?: string;
+  /** judge_agreement only: the statistic compared with the threshold. */
+  statistic?: JudgeAgreementStatistic;
+  /** judge_agreement only: the calibration window in days. */
+  windowDays?: number;
   /** score_mean only: which side of the threshold fires. */
   direction?: 'below' | 'above';
   enabled: boolean;
@@ -131,7 +156,13 @@ export interface AlertRule {
 function kindProblem(rule: z.output<typeof ruleInput>): { path: string; message: string } | undefined {
   const spike = rule.kind === 'category_spike';
   const score = rule.kind === 'score_mean';
-  if (score !== (rule.metric !== undefined)) return { path: 'metric', message: score ? 'a score_mean rule names its score: score:<name>' : 'only a score_mean rule has a metric' };
+  const judge = rule.kind === 'judge_agreement';
+  if (judge) return judgeProblem(rule);
+  if (rule.statistic !== undefined) return { path: 'statistic', message: 'only a judge_agreement rule has a statistic' };
+  if (rule.windowDays !== undefined) return { path: 'windowDays', message: 'only a judge_agreement rule has windowDays' };
+  if (score !== (rule.metric !== undefined)) return { path: 'metric', message: score ? 'a score_mean rule names its score: score:<name>' : 'only a score_mean or judge_agreement rule has a metric' };
+  if (score && !(rule.metric ?? '').startsWith(SCORE_METRIC_PREFIX)) return { path: 'metric', message: 'must be score:<name>' };
+  if (score && (rule.metric ?? '').length === SCORE_METRIC_PREFIX.length) return { path: 'metric', message: 'must be score:<name>' };
   if (!score && rule.direction !== undefined) return { path: 'direction', message: 'only a score_mean rule has a direction' };
   if (score) return (rule.hysteresis ?? DEFAULT_SCORE_HYSTERESIS) >= 0 && Number.isFinite(rule.threshold) ? undefined : { path: 'threshold', message: 'must be a finite number' };
   if (!spike && rule.baselineDays !== undefined) return { path: 'baselineDays', message: 'only a category_spike rule has a baseline' };
@@ -150,6 +181,37 @@ function kindProblem(rule: z.output<typeof ruleInput>): { path: string; message:
   return undefined;
 }
 
+/** An evaluator id as a metric names it (the ids the evaluators route makes, and room for older ones). */
+const EVALUATOR_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** A judge_agreement rule's own problems: its metric names an evaluator, its threshold fits the statistic. */
+function judgeProblem(rule: z.output<typeof ruleInput>): { path: string; message: string } | undefined {
+  const metric = rule.metric ?? '';
+  if (!metric.startsWith(JUDGE_AGREEMENT_METRIC_PREFIX) || !EVALUATOR_ID.test(metric.slice(JUDGE_AGREEMENT_METRIC_PREFIX.length))) {
+    return { path: 'metric', message: 'a judge_agreement rule names its evaluator: judge_agreement:<evaluator id>' };
+  }
+  if (rule.direction !== undefined) return { path: 'direction', message: 'only a score_mean rule has a direction (judge_agreement fires below its threshold)' };
+  for (const field of ['baselineDays', 'minCount', 'maxPValue'] as const) {
+    if (rule[field] !== undefined) return { path: field, message: `only a category_spike rule has a ${field}` };
+  }
+  const kappa = (rule.statistic ?? 'kappa') === 'kappa';
+  const [low, high] = kappa ? [-1, 1] : [0, 1];
+  if (!(rule.threshold >= low && rule.threshold <= high)) return { path: 'threshold', message: kappa ? 'a kappa threshold is from -1 to 1' : 'an agreement threshold is a share from 0 to 1' };
+  if (rule.threshold + (rule.hysteresis ?? 0) > high) return { path: 'hysteresis', message: `threshold + hysteresis must be at most ${high}` };
+  return undefined;
+}
+
+/**
+ * The evaluator a judge_agreement rule watches, or `undefined` for any other rule.
+ *
+ * @example
+ * judgeRuleEvaluatorId({ kind: 'judge_agreement', metric: 'judge_agreement:ev_1' }) // 'ev_1'
+ */
+export function judgeRuleEvaluatorId(rule: { kind: AlertRuleKind; metric?: string | undefined }): string | undefined {
+  if (rule.kind !== 'judge_agreement' || rule.metric === undefined) return undefined;
+  return rule.metric.slice(JUDGE_AGREEMENT_METRIC_PREFIX.length);
+}
+
 /** One rule: the fields, then the ranges that depend on its kind; defaults applied. */
 export const alertRuleSchema = ruleInput
   .superRefine((rule, ctx) => {
@@ -158,10 +220,21 @@ export const alertRuleSchema = ruleInput
   })
   .transform((rule): AlertRule => {
     const spike = rule.kind === 'category_spike';
-    const { baselineDays, minCount, maxPValue, hysteresis, metric, direction, ...rest } = rule;
-    if (rule.kind === 'score_mean') return { ...rest, hysteresis: hysteresis ?? DEFAULT_SCORE_HYSTERESIS, metric, direction: direction ?? 'below' };
+    const { baselineDays, minCount, maxPValue, hysteresis, metric, direction, statistic, windowDays, minSample, ...rest } = rule;
+    if (rule.kind === 'judge_agreement') {
+      return {
+        ...rest,
+        minSample: minSample ?? DEFAULT_JUDGE_MIN_SAMPLE,
+        hysteresis: hysteresis ?? 0,
+        metric,
+        statistic: statistic ?? 'kappa',
+        windowDays: windowDays ?? DEFAULT_JUDGE_WINDOW_DAYS,
+      };
+    }
+    if (rule.kind === 'score_mean') return { ...rest, minSample: minSample ?? DEFAULT_MIN_SAMPLE, hysteresis: hysteresis ?? DEFAULT_SCORE_HYSTERESIS, metric, direction: direction ?? 'below' };
     return {
       ...rest,
+      minSample: minSample ?? DEFAULT_MIN_SAMPLE,
       hysteresis: hysteresis ?? (spike ? DEFAULT_SPIKE_HYSTERESIS : DEFAULT_RATE_HYSTERESIS),
       ...(spike
         ? { baselineDays: baselineDays ?? DEFAULT_BASELINE_DAYS, minCount: minCount ?? DEFAULT_MIN_COUNT, maxPValue: maxPValue ?? DEFAULT_SPIKE_MAX_P_VALUE }

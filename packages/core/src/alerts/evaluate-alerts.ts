@@ -7,7 +7,7 @@
  * @module
  */
 import { alertFingerprint } from './alert-fingerprint.js';
-import { SCORE_METRIC_PREFIX, type AlertRule, type AlertRuleKind, type AlertSeverity } from './alert-rules.js';
+import { SCORE_METRIC_PREFIX, judgeRuleEvaluatorId, type AlertRule, type AlertRuleKind, type AlertSeverity } from './alert-rules.js';
 import { binomialUpperTail } from '../stats/distributions.js';
 import { baselineStart, HOUR_MS, sumWindow, windowStart, type HourlyCounts, type WindowCounts } from './alert-window.js';
 
@@ -47,6 +47,30 @@ export interface AlertInput {
    * (window length and score name); a window not given counts as empty.
    */
   scores?: ReadonlyMap<string, { count: number; sum: number }>;
+  /**
+   * The judge_agreement rules' calibrations per {@link judgeWindowKey} (window days and evaluator
+   * id); a calibration not given counts as no data (n = 0).
+   */
+  judges?: ReadonlyMap<string, JudgeWindow>;
+}
+
+/** A judge's calibration over a rule's window: units with both labels, and the two statistics on them. */
+export interface JudgeWindow {
+  n: number;
+  /** Cohen's kappa; null with no units, or when both sides used one and the same label. */
+  kappa: number | null;
+  /** Share of the units where judge and humans agree, 0–1; null with no units. */
+  agreement: number | null;
+}
+
+/**
+ * The key of a judge_agreement rule's calibration in {@link AlertInput.judges}.
+ *
+ * @example
+ * judgeWindowKey(30, 'ev_1') // '30\u0000ev_1'
+ */
+export function judgeWindowKey(windowDays: number, evaluatorId: string): string {
+  return `${windowDays}\u0000${evaluatorId}`;
 }
 
 /**
@@ -111,7 +135,11 @@ export function observe(input: AlertInput): Observation[] {
     if (!rule.enabled) continue;
     const from = windowStart(input.now, rule.windowHours);
     const counts = sumWindow(input.buckets, from, far);
-    if (rule.kind === 'score_mean') {
+    if (rule.kind === 'judge_agreement') {
+      const evaluatorId = judgeRuleEvaluatorId(rule) ?? '';
+      const window = input.judges?.get(judgeWindowKey(rule.windowDays ?? 0, evaluatorId)) ?? { n: 0, kappa: null, agreement: null };
+      out.push(observeJudge(rule, evaluatorId, window));
+    } else if (rule.kind === 'score_mean') {
       const name = (rule.metric ?? '').slice(SCORE_METRIC_PREFIX.length);
       out.push(observeScoreMean(rule, name, input.scores?.get(scoreWindowKey(rule.windowHours, name)) ?? { count: 0, sum: 0 }));
     } else if (rule.kind === 'category_spike') {
@@ -160,6 +188,32 @@ function observeScoreMean(rule: AlertRule, name: string, window: { count: number
     below,
     message: `Mean ${JSON.stringify(name)} score ${value} is ${below ? 'below' : 'above'} ${rule.threshold} over the last ${rule.windowHours} h (${window.count} scores)`,
   });
+}
+
+/** Decimals a judge's statistic is compared and reported with. */
+const JUDGE_DECIMALS = 3;
+
+/**
+ * A judge_agreement rule: the statistic over the window fires below the threshold. Too few units
+ * (or a kappa that is undefined: one label on both sides) is the "not enough data" state: neither
+ * breached nor clear, so nothing starts and an open alert holds.
+ */
+function observeJudge(rule: AlertRule, evaluatorId: string, window: JudgeWindow): Observation {
+  const statistic = rule.statistic ?? 'kappa';
+  const raw = statistic === 'kappa' ? window.kappa : window.agreement;
+  const value = raw === null ? 0 : Number(raw.toFixed(JUDGE_DECIMALS));
+  const label = statistic === 'kappa' ? "Cohen's kappa" : 'Agreement';
+  const o = thresholdObservation(rule, {
+    metric: `judge_agreement:${evaluatorId}`,
+    value,
+    sample: raw === null ? 0 : window.n,
+    below: true,
+    message:
+      window.n < rule.minSample || raw === null
+        ? `Not enough data: judge ${JSON.stringify(evaluatorId)} has ${window.n} units with a human label over the last ${rule.windowDays ?? 0} d (needs ${rule.minSample})`
+        : `${label} of judge ${JSON.stringify(evaluatorId)} with the humans ${value} is below ${rule.threshold} over the last ${rule.windowDays ?? 0} d (${window.n} units)`,
+  });
+  return { ...o, sample: window.n };
 }
 
 /**

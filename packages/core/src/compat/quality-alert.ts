@@ -30,6 +30,8 @@ const TYPE_OF_KIND: Record<AlertRuleKind, QualityAlertType> = {
   escalation_rate: 'high_negative_rate',
   // Phase 4.1 has no type for a named score; a mean falling is a satisfaction drop of that dimension.
   score_mean: 'satisfaction_drop',
+  // Nor for a judge drifting from the humans: its agreement falling is the closest.
+  judge_agreement: 'satisfaction_drop',
 };
 
 /**

@@ -7,6 +7,7 @@ import type { ErrorBody, WorkspaceSettingsInput } from '@feedloop/core';
 import type { LocalAdminCredential } from '../db/local-admin-credential.js';
 import { FeedloopError } from '../errors.js';
 import { requestWithRetry } from './api-client.js';
+import type { KeyKind } from '../store/api-keys.js';
 
 /** What to make. */
 export interface AdminKeyRequest {
@@ -15,7 +16,7 @@ export interface AdminKeyRequest {
   /** Create the workspace by that name when missing, with `settings`. */
   create?: boolean;
   settings?: WorkspaceSettingsInput;
-  kind?: 'secret' | 'public';
+  kind?: KeyKind;
   name?: string;
 }
 
@@ -23,7 +24,7 @@ export interface AdminKeyRequest {
 export interface AdminKey {
   workspace: { id: string; tenantId: string; name: string; created: boolean };
   id: string;
-  kind: 'secret' | 'public';
+  kind: KeyKind;
   prefix: string;
   key: string;
 }

@@ -29,6 +29,7 @@ import { readHourlyCounts, readRegistered, workspacesToEvaluate } from '../store
 import { applyAlertChanges, lockWorkspaceAlerts, readOpenAlerts } from '../store/alerts.js';
 import { pruneHourlyCounts } from '../store/hourly-metrics.js';
 import { scoreWindow } from '../store/score-reads.js';
+import { judgeAgreementWindows } from './judge-agreement-windows.js';
 
 /** How long tick rows are kept (older ones are deleted by the evaluator that claims a new one). */
 const TICKS_KEPT_MS = 86_400_000;
@@ -98,8 +99,10 @@ async function evaluateWorkspace(tx: SqlExecutor, workspaceId: string, now: Date
     const key = scoreWindowKey(rule.windowHours, name);
     if (!scores.has(key)) scores.set(key, await scoreWindow(tx, workspaceId, name, windowStart(now, rule.windowHours)));
   }
+  // Judges' calibrations are read at most hourly per rule window (judge-agreement-windows.ts).
+  const judges = await judgeAgreementWindows(tx, workspaceId, rules, now);
   const open = await readOpenAlerts(tx, workspaceId);
-  const changes = evaluateAlerts({ now, rules, buckets, registered, open, scores });
+  const changes = evaluateAlerts({ now, rules, buckets, registered, open, scores, judges });
   const notify = await applyAlertChanges(tx, workspaceId, changes, now);
   const deliveryIds = await createDeliveries(
     tx,

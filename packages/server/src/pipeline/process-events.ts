@@ -95,7 +95,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await addSchemaTables(claimed, out.signals, out.messages);
     for (const s of out.signals) report[s.status === 'counted' ? 'counted' : s.status === 'dropped' ? 'dropped' : 'failed']++;
     await insertSignals(tx, out.signals);
-    // The list's rating and category tags are what users said: a reviewer's or a judge's signal
+    // The list's rating, category and correction tags are what users said: a reviewer's or a judge's signal
     // tags nothing (the list counts it apart), though it does make its response no longer unrated.
     const attributed = new Set(claimed.filter((c) => !isUserSource(sourceOfEvent(c.event))).map((c) => `${c.event.workspaceId}\u0000${c.event.id}`));
     await addCountedTags(
@@ -105,7 +105,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
         .map((s) =>
           attributed.has(`${s.workspace_id}\u0000${s.event_id}`)
             ? { workspaceId: s.workspace_id, responseId: s.response_id, polarity: null, categories: [] }
-            : { workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories },
+            : { workspaceId: s.workspace_id, responseId: s.response_id, polarity: s.polarity, categories: s.categories, correction: s.type === 'correction' },
         ),
       knownTags(claimed, undo.responses),
     );

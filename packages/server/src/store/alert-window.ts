@@ -56,8 +56,9 @@ export async function readRegistered(db: SqlExecutor, workspaceId: string, from:
 }
 
 /**
- * The workspaces with hourly counts since `from`, or with an open alert: the ones an evaluation
- * looks at (any other has nothing to fire and nothing to resolve).
+ * The workspaces with hourly counts since `from`, with an open alert, or with a judge_agreement
+ * rule (a judge's calibration spans 30 days, not the hourly counts): the ones an evaluation looks
+ * at (any other has nothing to fire and nothing to resolve).
  *
  * @example
  * await workspacesToEvaluate(db, new Date(Date.now() - 168 * 3_600_000)) // ['ws_1', 'ws_2']
@@ -66,6 +67,7 @@ export async function workspacesToEvaluate(db: SqlExecutor, from: Date): Promise
   const rows = await db.query<{ workspace_id: string }>(
     `SELECT DISTINCT workspace_id FROM feedback_metrics_hourly WHERE hour >= $1
      UNION SELECT DISTINCT workspace_id FROM alerts WHERE state IN ('pending', 'firing')
+     UNION SELECT workspace_id FROM alert_rules WHERE rules @> '[{"kind": "judge_agreement"}]'::jsonb
      ORDER BY 1`,
     [from.toISOString()],
   );

@@ -16,6 +16,26 @@ export type KeyKind = 'secret' | 'public' | 'reviewer';
 /** Every key kind, for validation. */
 export const KEY_KINDS = ['secret', 'public', 'reviewer'] as const satisfies readonly KeyKind[];
 
+// A reviewer's name is the voter of its reviews' feedback events: it must be a valid user id.
+const REVIEWER_NAME = /^[A-Za-z0-9_\-.:@/]+$/;
+/** The longest reviewer's name. */
+export const REVIEWER_NAME_MAX_LENGTH = 64;
+
+/**
+ * What is wrong with a reviewer key's name, or `undefined` when it is fine: a reviewer key needs
+ * one, and it becomes the user id of its reviews' events. One rule for `/v1/keys`,
+ * `/v1/admin/keys` and `feedloop key create`.
+ *
+ * @example
+ * reviewerNameProblem('ann') // undefined
+ * reviewerNameProblem('Ann Smith') // "a reviewer's name is at most 64 letters, …"
+ */
+export function reviewerNameProblem(name: string | undefined): string | undefined {
+  if (name === undefined || name === '') return 'a reviewer key needs the name of its reviewer';
+  if (name.length > REVIEWER_NAME_MAX_LENGTH || !REVIEWER_NAME.test(name)) return `a reviewer's name is at most ${REVIEWER_NAME_MAX_LENGTH} letters, digits and _ - . : @ /`;
+  return undefined;
+}
+
 const PREFIXES: Record<KeyKind, string> = { secret: 'fl_sk_', public: 'fl_pk_', reviewer: 'fl_rk_' };
 
 /** A key as listings show it: never the key itself. */
@@ -89,6 +109,10 @@ export async function createApiKey(
   kind: KeyKind,
   options: { key?: string; name?: string; actorKeyId?: string } = {},
 ): Promise<{ key: string; info: ApiKeyInfo; created: boolean }> {
+  if (kind === 'reviewer') {
+    const problem = reviewerNameProblem(options.name);
+    if (problem) throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `name: ${problem}`, { field: 'name' });
+  }
   const key = options.key ?? generateKey(kind);
   const rows = await db.query<KeyRow>(
     `INSERT INTO api_keys (id, workspace_id, kind, key_hash, prefix, name) VALUES ($1, $2, $3, $4, $5, $6)

@@ -4,24 +4,10 @@
  * `expectedOutputOf` picks one; this module only reads them.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import type { StoredLearningSignal } from './stored-learning-signal.js';
+import type { EventRow } from './export-reads.js';
 
-/** A candidate event as read (its row, as the exports read theirs, plus its signal source). */
-export interface CandidateEventRow {
-  response_id: string;
-  id: string;
-  type: string;
-  source: string;
-  payload: Record<string, unknown>;
-  user_id: string | null;
-  target_id: string | null;
-  metadata: Record<string, unknown> | null;
-  edit_distance: number | null;
-  occurred_at: Date;
-  weight: number | null;
-  learning_signal: StoredLearningSignal | null;
-  verified: boolean;
-}
+/** A candidate event as read: its row as the exports read theirs, without an NLI sample's texts. */
+export type CandidateEventRow = Omit<EventRow, 'premise_text' | 'hypothesis_text'>;
 
 /**
  * The counted, verified corrections and reviews of some responses: neither content duplicates,

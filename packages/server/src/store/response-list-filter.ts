@@ -10,6 +10,8 @@ import type { ResponseListFilter } from './response-list.js';
 
 const text = z.string().min(1).max(256);
 const score = z.coerce.number().min(-1).max(1);
+// A query string says `true`/`false`; a rule's JSON may say either that or a boolean.
+const flag = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((v) => v === true || v === 'true');
 
 /** The filter fields (all optional), as the list's query string and a rule's `filter` take them. */
 export const responseFilterFields = {
@@ -30,6 +32,8 @@ export const responseFilterFields = {
   scoreMin: z.coerce.number().finite().optional().describe("With scoreName: the score's value at least"),
   scoreMax: z.coerce.number().finite().optional().describe("With scoreName: the score's value at most"),
   scoreValue: text.optional().describe("With scoreName: the score's label (stringValue), or its value when a number"),
+  hasCorrection: flag.optional().describe("true: has a counted correction of a user's; false: has none"),
+  conflicting: flag.optional().describe('true: its composite score found conflicting signals (docs/signals.md); false: it did not, or it has no score yet'),
 };
 
 /** A filter as parsed from its fields. */

@@ -2,7 +2,7 @@
  * The response list's tags (migration 0019): one row per response and tag it has, in the
  * response's creation order, so a rating or category filter walks its own responses newest first
  * instead of probing every response of the workspace. `unrated` is written with the response,
- * processing adds `rating:*` and `category:*` (and takes `unrated` away) in its transaction, and
+ * processing adds `rating:*`, `category:*` and `correction` (and takes `unrated` away) in its transaction, and
  * whatever deletes signals (retention, erasure) recomputes the tags of the responses it touched.
  * The tags are always what `TAGS_OF` derives from the counted signals.
  */
@@ -14,6 +14,8 @@ export const ratingTag = (polarity: 'positive' | 'negative'): string => `rating:
 export const categoryTag = (category: string): string => `category:${category}`;
 /** The tag of a response without a counted signal. */
 export const UNRATED_TAG = 'unrated';
+/** The tag of a response with a counted correction of a user's (migration 0048; `hasCorrection`). */
+export const CORRECTION_TAG = 'correction';
 
 /** What processing counted for a response: the tags its new counted signals give it. */
 export interface CountedSignalTags {
@@ -21,6 +23,8 @@ export interface CountedSignalTags {
   responseId: string;
   polarity: string | null;
   categories: readonly string[];
+  /** The signal is a correction (`type = 'correction'`). */
+  correction?: boolean;
 }
 
 /**
@@ -43,13 +47,17 @@ const TAGS_OF = `
     SELECT 'category:' || c FROM feedback_signals s, unnest(s.categories) AS c
      WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND ${BY_USERS}
     UNION
+    SELECT '${CORRECTION_TAG}' FROM feedback_signals s
+     WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted' AND s.type = 'correction' AND ${BY_USERS}
+    UNION
     SELECT 'unrated' WHERE NOT EXISTS (
       SELECT 1 FROM feedback_signals s WHERE s.workspace_id = r.workspace_id AND s.response_id = r.id AND s.status = 'counted')
   ) AS g(tag)`;
 
 /** The tags of one response's signals, deduplicated (pure; what processing adds). */
-export function tagsOfSignal(polarity: string | null, categories: readonly string[]): string[] {
+export function tagsOfSignal(polarity: string | null, categories: readonly string[], correction = false): string[] {
   const tags = new Set<string>();
+  if (correction) tags.add(CORRECTION_TAG);
   if (polarity === 'positive' || polarity === 'negative') tags.add(ratingTag(polarity));
   for (const c of categories) tags.add(categoryTag(c));
   return [...tags];
@@ -71,7 +79,7 @@ export async function addCountedTags(tx: SqlExecutor, counted: readonly CountedS
   const rows = new Map<string, { ws: string; rid: string; tag: string }>();
   for (const c of counted) {
     rows.set(`${c.workspaceId}\u0000${c.responseId}\u0000${UNRATED_TAG}`, { ws: c.workspaceId, rid: c.responseId, tag: UNRATED_TAG });
-    for (const tag of tagsOfSignal(c.polarity, c.categories)) rows.set(`${c.workspaceId}\u0000${c.responseId}\u0000${tag}`, { ws: c.workspaceId, rid: c.responseId, tag });
+    for (const tag of tagsOfSignal(c.polarity, c.categories, c.correction === true)) rows.set(`${c.workspaceId}\u0000${c.responseId}\u0000${tag}`, { ws: c.workspaceId, rid: c.responseId, tag });
   }
   // Sorted: rows are locked in this order (the probes below follow it), so two workers never wait on each other in a cycle.
   const all = [...rows.values()].sort((a, b) => (a.ws === b.ws ? (a.rid === b.rid ? (a.tag < b.tag ? -1 : 1) : a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
@@ -116,7 +124,7 @@ async function addKnownTags(tx: SqlExecutor, counted: readonly CountedSignalTags
     const has = known.get(key);
     if (!has) throw new Error(`the tags of response ${c.responseId} were not read by its claim`);
     if (has.tags.has(UNRATED_TAG)) taken.set(key, { ws: c.workspaceId, rid: c.responseId, at: has.createdAt });
-    for (const tag of tagsOfSignal(c.polarity, c.categories)) {
+    for (const tag of tagsOfSignal(c.polarity, c.categories, c.correction === true)) {
       if (!has.tags.has(tag)) added.set(`${key}\u0000${tag}`, { ws: c.workspaceId, rid: c.responseId, tag, at: has.createdAt });
     }
   }

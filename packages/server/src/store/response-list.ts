@@ -10,7 +10,7 @@
  * migration 0020's index of three-letter pieces first.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import { BY_USERS, categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
+import { BY_USERS, CORRECTION_TAG, categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
 import { CURRENT_EVENT, SCORE_NAME, SCORE_VALUE, scoreFilterSql, type ScoreFilter } from './score-reads.js';
 
 /** Filters of the list; all optional, combined with AND. */
@@ -33,6 +33,10 @@ export interface ResponseListFilter {
   until?: Date;
   /** Has a current named score of this name (and value range or value): see score-reads.ts. */
   score?: ScoreFilter;
+  /** true: has a counted correction of a user's (the `correction` list tag); false: has none. */
+  hasCorrection?: boolean;
+  /** true: its composite score found conflicting signals (`response_scores.conflicts` not empty); false: it did not, or it has no score. */
+  conflicting?: boolean;
 }
 
 /** One row of the list. */
@@ -148,7 +152,12 @@ interface Start {
   /** `SELECT <response id> AS id ...` of its responses (time bounds applied), parameters from $1 (the workspace). */
   sql: string;
   params: unknown[];
+  /** Sized even when alone: the page query cannot walk from its index (it is no tag and no column of `responses`). */
+  sizeAlone?: boolean;
 }
+
+/** A response whose score found conflicting signals (`r`: the response); the partial index of migration 0048 serves it. */
+const CONFLICTING = `EXISTS (SELECT 1 FROM response_scores cf WHERE cf.workspace_id = r.workspace_id AND cf.response_id = r.id AND cf.conflicts <> '[]'::jsonb)`;
 
 /** The filters of `filter` that can start a walk from an index of their own. */
 function startsOf(workspaceId: string, filter: ResponseListFilter): Start[] {
@@ -172,6 +181,9 @@ function startsOf(workspaceId: string, filter: ResponseListFilter): Start[] {
   if (filter.minScore !== undefined) score.push(['score >=', filter.minScore]);
   if (filter.maxScore !== undefined) score.push(['score <=', filter.maxScore]);
   if (score.length > 0) add(undefined, 'response_scores', 'response_id', score);
+  if (filter.conflicting === true) {
+    starts.push({ sql: "SELECT response_id AS id FROM response_scores WHERE workspace_id = $1 AND conflicts <> '[]'::jsonb", params: [workspaceId], sizeAlone: true });
+  }
   return starts;
 }
 
@@ -181,6 +193,7 @@ function tagsOf(filter: ResponseListFilter): string[] {
   if (filter.category !== undefined) tags.push(categoryTag(filter.category));
   if (filter.rating === 'positive' || filter.rating === 'negative') tags.push(ratingTag(filter.rating));
   if (filter.rating === 'unrated') tags.push(UNRATED_TAG);
+  if (filter.hasCorrection === true) tags.push(CORRECTION_TAG);
   return tags;
 }
 
@@ -240,7 +253,7 @@ export async function listResponses(
   const none = { data: [], nextCursor: null };
   const starts = startsOf(workspaceId, filter);
   if (filter.comment === undefined) {
-    if (starts.length < 2) return listPage(db, workspaceId, filter, after, limit, { kind: 'none' });
+    if (starts.length < 2 && !starts.some((s) => s.sizeAlone === true)) return listPage(db, workspaceId, filter, after, limit, { kind: 'none' });
     const start = await smallestStart(db, starts, options.startProbeCap);
     return start?.kind === 'none' ? none : listPage(db, workspaceId, filter, after, limit, { kind: 'none' }, start);
   }
@@ -319,6 +332,10 @@ async function listPage(
     if (tag === undefined) continue;
     where.push(`EXISTS (SELECT 1 FROM response_list_tags t2 WHERE t2.workspace_id = r.workspace_id AND t2.response_id = r.id AND t2.tag = ${p(tag)})`);
   }
+  if (filter.hasCorrection === false) {
+    where.push(`NOT EXISTS (SELECT 1 FROM response_list_tags t3 WHERE t3.workspace_id = r.workspace_id AND t3.response_id = r.id AND t3.tag = ${p(CORRECTION_TAG)})`);
+  }
+  if (filter.conflicting !== undefined) where.push(filter.conflicting ? CONFLICTING : `NOT ${CONFLICTING}`);
   if (filter.agent !== undefined) where.push(`r.agent = ${p(filter.agent)}`);
   if (filter.model !== undefined) where.push(`r.model = ${p(filter.model)}`);
   if (filter.experimentId !== undefined) where.push(`r.experiment_id = ${p(filter.experimentId)}`);

@@ -9,24 +9,28 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FeedloopError } from '../../errors.js';
-import { KEY_KINDS, createApiKey } from '../../store/api-keys.js';
+import { KEY_KINDS, createApiKey, reviewerNameProblem } from '../../store/api-keys.js';
 import { createWorkspace, findWorkspaceByLabel } from '../../store/workspaces.js';
 import type { AppServices } from '../services.js';
 
 const LABEL_MAX_LENGTH = 200;
 
-const keyBody = z.strictObject({
+const keyBody = z
+  .strictObject({
   workspace: z.string().trim().min(1).max(LABEL_MAX_LENGTH).regex(/^[^\p{Cc}\p{Cs}]*$/u, 'must not hold control characters').describe('Its id, its name, or tenant/name (as `feedloop workspace list` prints them)'),
   create: z.boolean().default(false).describe('Create the workspace (in the default tenant, by that name) when there is none'),
   settings: workspaceSettingsPatchSchema.optional().describe('The settings of a workspace created now; an existing one keeps its own'),
-  kind: z.enum(['secret', 'public']).default('secret'),
-  name: z.string().trim().min(1).max(100).regex(/^[^\p{Cc}\p{Cs}]*$/u, 'must not hold control characters').optional().describe('What the key is for'),
-});
+  kind: z.enum(KEY_KINDS).default('secret'),
+  name: z.string().trim().min(1).max(100).regex(/^[^\p{Cc}\p{Cs}]*$/u, 'must not hold control characters').optional().describe("What the key is for; for a reviewer key (required) the reviewer's name"),
+  })
+  .superRefine((body, ctx) => {
+    const problem = body.kind === 'reviewer' ? reviewerNameProblem(body.name) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', path: ['name'], message: problem });
+  });
 
 const keyAnswer = z.object({
   workspace: z.object({ id: z.string(), tenantId: z.string(), name: z.string(), created: z.boolean() }),
   id: z.string(),
-  // Reviewer keys are made over /v1/keys (they need a reviewer's name); this answer may show any kind.
   kind: z.enum(KEY_KINDS),
   prefix: z.string(),
   key: z.string().describe('The key, shown this once'),

@@ -3,7 +3,7 @@
  * it sets its own), `GET /v1/alerts?state=` (its alerts), and `GET /api/rag/feedback/alerts` (the
  * firing ones as Phase 4.1 `QualityAlert`s). Secret keys only: rules decide who gets paged.
  */
-import { ALERT_RULE_KINDS, ALERT_SEVERITIES, alertRuleSetSchema, toQualityAlert, type AlertRule } from '@feedloop/core';
+import { ALERT_RULE_KINDS, ALERT_SEVERITIES, JUDGE_AGREEMENT_STATISTICS, alertRuleSetSchema, fieldPath, judgeRuleEvaluatorId, toQualityAlert, type AlertRule } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,6 +11,8 @@ import { FeedloopError } from '../../errors.js';
 import { watchActiveAlerts } from '../../metrics.js';
 import { listAlerts, openAlertLabels, readAlert, type AlertRecord } from '../../store/alerts.js';
 import { readAlertRules, writeAlertRules, type AlertRuleSet } from '../../store/alert-rules.js';
+import { findEvaluator } from '../../store/evaluators.js';
+import type { SqlExecutor } from '../../db/sql-client.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -30,10 +32,25 @@ const ruleView = z.object({
   baselineDays: z.number().optional(),
   minCount: z.number().optional(),
   maxPValue: z.number().optional(),
-  metric: z.string().optional().describe('score_mean only: score:<name>'),
+  metric: z.string().optional().describe('score_mean: score:<name>; judge_agreement: judge_agreement:<evaluator id>'),
   direction: z.enum(['below', 'above']).optional().describe('score_mean only'),
+  statistic: z.enum(JUDGE_AGREEMENT_STATISTICS).optional().describe('judge_agreement only: kappa or agreement'),
+  windowDays: z.number().optional().describe('judge_agreement only: the calibration window in days'),
   enabled: z.boolean(),
 });
+
+/**
+ * What the schema cannot check: every judge_agreement rule names an evaluator of the workspace
+ * (a rule about a judge that does not exist would sit in "not enough data" forever).
+ */
+async function checkJudgeRules(db: SqlExecutor, workspaceId: string, rules: readonly AlertRule[]): Promise<void> {
+  for (const [i, rule] of rules.entries()) {
+    const evaluatorId = judgeRuleEvaluatorId(rule);
+    if (evaluatorId === undefined || (await findEvaluator(db, workspaceId, evaluatorId))) continue;
+    const field = fieldPath(['rules', i, 'metric']);
+    throw new FeedloopError('FEEDLOOP_ERR_VALIDATION_INVALID_FIELD', `${field}: no evaluator ${JSON.stringify(evaluatorId)} in this workspace`, { field });
+  }
+}
 
 const ruleSetView = z.object({
   rules: z.array(ruleView),
@@ -107,7 +124,11 @@ export const alertRoutes: FastifyPluginAsync<AppServices> = async (app, { db, me
       body: alertRuleSetSchema,
       response: { 200: ruleSetView },
     },
-    handler: async (request) => ruleSetViewOf(await writeAlertRules(db, authOf(request).workspaceId, request.body.rules)),
+    handler: async (request) => {
+      const { workspaceId } = authOf(request);
+      await checkJudgeRules(db, workspaceId, request.body.rules);
+      return ruleSetViewOf(await writeAlertRules(db, workspaceId, request.body.rules));
+    },
   });
 
   r.get('/v1/alerts', {

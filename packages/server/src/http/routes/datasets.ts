@@ -5,12 +5,8 @@
  */
 import {
   DEFAULT_EXPORT_OPTIONS,
-  DEFAULT_MAX_EXAMPLE_TOKENS,
-  DEFAULT_TOKEN_BUDGET,
   EXPECTED_SOURCES,
   EXPORT_FORMATS,
-  SIGNAL_KINDS,
-  TRL_STYLES,
   datasetInputSchema,
   datasetItemsInputSchema,
   datasetResponseIdSchema,
@@ -31,6 +27,7 @@ import { changeDatasetItems, decodeItemCursor, encodeItemCursor, itemNotFound, r
 import { createDataset, datasetNotFound, getDataset, listDatasets, listDatasetVersions, type Dataset, type DatasetVersion } from '../../store/datasets.js';
 import { parseResponseFilter } from '../../store/response-list-filter.js';
 import { authOf } from '../auth.js';
+import { exportRowOptions } from '../export-options.js';
 import type { AppServices } from '../services.js';
 
 const NDJSON = 'application/x-ndjson';
@@ -81,18 +78,11 @@ const idResult = z.object({ responseId: z.string().nullable(), status: z.enum(['
 
 const idParams = z.strictObject({ id: idSchema });
 const versionParam = z.coerce.number().int().min(1).optional().describe('A version number (default: the latest)');
-const flag = z.enum(['true', 'false']);
 
 const exportQuery = z.strictObject({
   version: versionParam,
   minWeight: z.coerce.number().min(0).optional().describe('Minimum pipeline weight of the frozen event'),
-  system: z.string().min(1).max(20_000).optional().describe('System message of openai-chat, openai-preference and conversational trl-sft rows'),
-  style: z.enum(TRL_STYLES).default('standard').describe('trl-sft: standard (prompt, completion) or conversational (messages)'),
-  kind: z.enum(SIGNAL_KINDS).default('event').describe('learning-signals: a row per event, per response, or reward-model pairs'),
-  dedup: flag.default('true').describe('One row per normalized prompt (and per format key); false keeps every row'),
-  tokenBudget: z.coerce.number().int().min(1).default(DEFAULT_TOKEN_BUDGET).describe('anonymized: the context budget of tokenBudgetUtilization'),
-  validate: flag.default('false').describe('Answer the validator report (JSON) instead of the rows'),
-  maxTokens: z.coerce.number().int().min(1).default(DEFAULT_MAX_EXAMPLE_TOKENS).describe('Validator: estimated tokens a row may have'),
+  ...exportRowOptions,
 });
 
 const viewOf = (d: Dataset): z.infer<typeof datasetView> => ({ ...d, createdAt: d.createdAt.toISOString() });

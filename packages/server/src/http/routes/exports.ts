@@ -11,12 +11,8 @@
 import { Readable } from 'node:stream';
 import {
   DEFAULT_EXPORT_OPTIONS,
-  DEFAULT_MAX_EXAMPLE_TOKENS,
-  DEFAULT_TOKEN_BUDGET,
   EXPORT_FORMATS,
-  SIGNAL_KINDS,
   TRAINING_BATCH_KIND_NAMES,
-  TRL_STYLES,
   checkStorable,
   isExportFormat,
   timestampSchema,
@@ -29,12 +25,12 @@ import { FeedloopError } from '../../errors.js';
 import { EXPORT_TRUST, type ExportFilters } from '../../store/export-reads.js';
 import { exportJsonl, trainingExampleRows, validateExport } from '../../store/export-stream.js';
 import { authOf } from '../auth.js';
+import { exportRowOptions } from '../export-options.js';
 import { heavyReadClient } from '../../db/sql-client.js';
 import type { AppServices } from '../services.js';
 
 const NDJSON = 'application/x-ndjson';
 const label = z.string().min(1).max(256);
-const flag = z.enum(['true', 'false']);
 
 /** The filters every export takes. */
 const filterQuery = {
@@ -51,13 +47,7 @@ const filterQuery = {
 const exportQuery = z.strictObject({
   ...filterQuery,
   minWeight: z.coerce.number().min(0).optional().describe("Minimum pipeline weight of an event (in nli: of the sample's weight)"),
-  system: z.string().min(1).max(20_000).optional().describe('System message of openai-chat, openai-preference and conversational trl-sft rows'),
-  style: z.enum(TRL_STYLES).default('standard').describe('trl-sft: standard (prompt, completion) or conversational (messages)'),
-  kind: z.enum(SIGNAL_KINDS).default('event').describe('learning-signals: a row per event, per response, or reward-model pairs'),
-  dedup: flag.default('true').describe('One row per normalized prompt (and per format key); false keeps every row'),
-  tokenBudget: z.coerce.number().int().min(1).default(DEFAULT_TOKEN_BUDGET).describe('anonymized: the context budget of tokenBudgetUtilization'),
-  validate: flag.default('false').describe('Answer the validator report (JSON) instead of the rows'),
-  maxTokens: z.coerce.number().int().min(1).default(DEFAULT_MAX_EXAMPLE_TOKENS).describe('Validator: estimated tokens a row may have'),
+  ...exportRowOptions,
 });
 
 const ragQuery = z.strictObject({ format: z.enum(['json', 'jsonl']).default('jsonl'), ...filterQuery });

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { KEY_KINDS, createApiKey, listApiKeys, revokeApiKeyKeepingAccess, type ApiKeyInfo } from '../../store/api-keys.js';
+import { KEY_KINDS, createApiKey, listApiKeys, reviewerNameProblem, revokeApiKeyKeepingAccess, type ApiKeyInfo } from '../../store/api-keys.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 
@@ -16,10 +16,6 @@ const NAME_MAX_LENGTH = 100;
 // A name is shown in listings and the audit log: printable text only (no NUL, no control
 // characters, no lone surrogates), so nothing the database or a terminal cannot hold.
 const printable = /^[^\p{Cc}\p{Cs}]*$/u;
-
-// A reviewer's name is the voter of its reviews' feedback events: it must be a valid user id.
-const REVIEWER_NAME = /^[A-Za-z0-9_\-.:@/]+$/;
-const REVIEWER_NAME_MAX_LENGTH = 64;
 
 const createBody = z
   .strictObject({
@@ -36,11 +32,8 @@ const createBody = z
       .describe('What the key is for, e.g. "backend" or "web widget"; for a reviewer key (required) the reviewer\'s name'),
   })
   .superRefine((body, ctx) => {
-    if (body.kind !== 'reviewer') return;
-    if (body.name === undefined) ctx.addIssue({ code: 'custom', path: ['name'], message: 'a reviewer key needs the name of its reviewer' });
-    else if (body.name.length > REVIEWER_NAME_MAX_LENGTH || !REVIEWER_NAME.test(body.name)) {
-      ctx.addIssue({ code: 'custom', path: ['name'], message: `a reviewer's name is at most ${REVIEWER_NAME_MAX_LENGTH} letters, digits and _ - . : @ /` });
-    }
+    const problem = body.kind === 'reviewer' ? reviewerNameProblem(body.name) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', path: ['name'], message: problem });
   });
 
 const keyView = z.object({

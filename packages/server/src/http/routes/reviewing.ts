@@ -16,6 +16,7 @@ import { reviewedResponses, type ReviewedResponse } from '../../store/review-ite
 import { memberNamed, type ReviewQueue } from '../../store/review-queues.js';
 import { releaseItem, reserveNextItem, skipItem } from '../../store/review-reservations.js';
 import { getReview, getReviewItem, type ReviewedItem } from '../../store/reviews.js';
+import { scoreConfigsFor } from '../../store/score-configs.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
 import { readableQueue } from './review-queues.js';
@@ -51,6 +52,16 @@ const reviewView = z.object({
   updatedAt: z.string(),
 });
 
+const rubricScoreView = z.object({
+  id: z.string(),
+  name: z.string(),
+  dataType: z.enum(['numeric', 'categorical', 'boolean']),
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  categories: z.array(z.object({ value: z.number(), label: z.string() })).nullable(),
+  description: z.string().nullable(),
+});
+
 const itemScreen = z.object({
   queue: z.object({
     id: z.string(),
@@ -66,7 +77,24 @@ const itemScreen = z.object({
   order: z.array(z.string()).describe('The response ids in the order shown to this reviewer (pairwise: randomized per item and reviewer)'),
   responses: z.array(responseView).describe('In the order shown'),
   myReview: reviewView.nullable().describe("This reviewer's review of the item so far"),
+  scoreConfigs: z
+    .array(rubricScoreView)
+    .describe("The named scores the rubric asks for (rubric.scoreConfigs), in the rubric's order, archived ones left out: a reviewer key cannot read /v1/score-configs"),
 });
+
+/**
+ * The rubric's named scores as the form renders them. Archived configs are left out: ingest
+ * would refuse a new score against one, so the form must not ask for it.
+ */
+async function rubricScores(db: SqlExecutor, workspaceId: string, ids: readonly string[] | undefined): Promise<Array<z.infer<typeof rubricScoreView>>> {
+  if (!ids || ids.length === 0) return [];
+  const { byId } = await scoreConfigsFor(db, workspaceId, [], ids);
+  return ids.flatMap((id) => {
+    const c = byId.get(id);
+    if (!c || c.archived) return [];
+    return [{ id: c.id, name: c.name, dataType: c.dataType, min: c.min ?? null, max: c.max ?? null, categories: c.categories ?? null, description: c.description ?? null }];
+  });
+}
 
 /**
  * Who reviews: a reviewer key's own name, or the member a secret key names.
@@ -107,6 +135,7 @@ async function screenOf(
   const responses = await reviewedResponses(db, workspaceId, queue.id, order);
   // `next` only reserves items this reviewer has not reviewed: no review to read.
   const mine = reservation === null ? await getReview(db, workspaceId, item.id, reviewer) : undefined;
+  const scoreConfigs = await rubricScores(db, workspaceId, queue.rubric.scoreConfigs);
   return {
     queue: { id: queue.id, name: queue.name, kind: queue.kind, instructions: queue.instructions, rubric: queue.rubric, reviewersPerItem: queue.reviewersPerItem },
     reviewer,
@@ -127,6 +156,7 @@ async function screenOf(
           updatedAt: mine.updatedAt.toISOString(),
         }
       : null,
+    scoreConfigs,
   };
 }
 
