@@ -186,9 +186,10 @@ export async function startFeedloop(options: FeedloopOptions): Promise<ChildServ
 /**
  * Starts the embedded profile, `node packages/server/dist/cli.js start` with no DATABASE_URL and
  * no REDIS_URL (PGlite in `dataDir`, the pipeline's worker and queue in the same process), as
- * `npm start` runs it, on a free port; waits for `/readyz`. Same knobs as {@link startFeedloop}.
+ * `npm start` runs it, on a free port; waits for `/readyz`. `env` adds environment (e.g.
+ * `FEEDLOOP_WEBHOOK_ALLOW_PRIVATE`). Same knobs as {@link startFeedloop}.
  */
-export async function startEmbeddedFeedloop(options: { dataDir: string; secretKey: string }): Promise<ChildServer> {
+export async function startEmbeddedFeedloop(options: { dataDir: string; secretKey: string; env?: Record<string, string> }): Promise<ChildServer> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -200,6 +201,7 @@ export async function startEmbeddedFeedloop(options: { dataDir: string; secretKe
     HOST: LOOPBACK,
     FEEDLOOP_INIT_WORKSPACE: 'bench',
     FEEDLOOP_INIT_SECRET_KEY: options.secretKey,
+    ...options.env,
     ...extraServerEnv(),
   };
   // Node's flags as `npm start` sets them: the embedded server is measured as users run it.

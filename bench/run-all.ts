@@ -4,7 +4,7 @@
  * postgres://postgres@127.0.0.1:5432/test; each makes and drops its own fl_bench_<random> database);
  * the pipeline benchmark also needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  *
- * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights langfuse langsmith otel review review-agreement dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
+ * Only some: `node --import tsx bench/run-all.ts edit batch single durable embedded embedded-pipeline embedded-keepup diff heavy pipeline stats export training-batches insights langfuse langsmith otel review review-agreement judges dashboard` (any of the names); `node --import tsx bench/experiments.bench.ts` runs on its own.
  * `stats` loads BENCH_STATS_EVENTS events (default 10,000,000; set it lower for a quick run).
  * `insights` seeds BENCH_INSIGHTS_EVENTS events in one workspace (default 200,000; 10,000,000 for the docs' big figure).
  * `dashboard` seeds BENCH_DASHBOARD_EVENTS events (default 1,000,000; the issue's figure is 10,000,000) and needs /usr/bin/chromium.
@@ -19,6 +19,7 @@ import { runEditDistanceBench } from './edit-distance.bench.js';
 import { runEmbeddedBench } from './embedded.bench.js';
 import { runEmbeddedKeepUpBench } from './embedded-keepup.bench.js';
 import { runEmbeddedPipelineBench } from './embedded-pipeline.bench.js';
+import { runEvaluatorDispatchBench } from './evaluator-dispatch.bench.js';
 import { runExportBench } from './export.bench.js';
 import { runHeavyReadsBench } from './heavy-reads.bench.js';
 import { runTrainingBatchBench } from './training-batches.bench.js';
@@ -54,6 +55,7 @@ const BENCHES: Array<{ key: string; title: string; run: () => Promise<BenchResul
   { key: 'otel', title: 'OpenTelemetry traces through POST /v1/traces (protobuf, 200 spans a request) vs POST /v1/feedback/batch ×1,000 on the same server (Postgres)', run: runOtelTracesBench },
   { key: 'review', title: 'review queues: next + review round trip, 20 concurrent reviewers on a 100,000-item queue (production profile, Postgres) vs a bare SELECT … FOR UPDATE SKIP LOCKED reservation', run: runReviewBench },
   { key: 'review-agreement', title: 'GET /v1/review-queues/:id/agreement on 10,000 reviewed items (Postgres) vs the same statistics from an in-memory array', run: runReviewAgreementBench },
+  { key: 'judges', title: 'evaluator dispatch (N new responses, each judged by one evaluator against a local endpoint that answers at once) vs webhook delivery of N events to the same endpoint, embedded and production', run: runEvaluatorDispatchBench },
   { key: 'dashboard', title: 'every dashboard page in Chromium (1280 and 390 px) on a workspace of BENCH_DASHBOARD_EVENTS events vs an empty workspace', run: runDashboardLoadBench },
 ];
 
