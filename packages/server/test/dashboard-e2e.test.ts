@@ -22,7 +22,7 @@ import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SHOTS = join(ROOT, 'docs/screenshots');
-const PAGES = ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'review', 'datasets', 'exports', 'settings'];
+const PAGES = ['overview', 'responses', 'alerts', 'experiments', 'insights', 'documents', 'users', 'review', 'datasets', 'judges', 'exports', 'settings'];
 const hasChromium = chromiumAvailable();
 
 /** Elements of the page's main part that scroll sideways inside themselves (a table cut off). */
