@@ -37,8 +37,11 @@ describe.skipIf(!redisUp || !postgres?.available)('Redis connections of a proces
 
     const names = await connectionsNamed(prefix);
     expect(names.filter((n) => n === `${prefix}:commands`)).toHaveLength(1);
-    // The worker's template is never connected itself: BullMQ's duplicates are (its blocking one renamed).
-    expect(names.filter((n) => n !== `${prefix}:commands`)).toHaveLength(2);
+    // The worker's template is never connected itself: BullMQ's duplicates are, one blocking
+    // connection per queue it consumes (renamed by BullMQ to the queue's name in base64: the
+    // upkeep queue and the processing lane, issue 21) and the worker's own.
+    const blocking = (queue: string) => `${prefix}:${Buffer.from(queue).toString('base64')}`;
+    expect(names.filter((n) => n !== `${prefix}:commands`)).toEqual([blocking('pipeline'), blocking('pipeline-process'), `${prefix}:worker`].sort());
     await t.close();
     expect(await connectionsNamed(prefix)).toEqual([]);
   });
