@@ -101,7 +101,7 @@ for (const backend of BACKENDS) {
       }
 
       await t.services.pipeline.idle(20_000);
-      await rollupDirtyDays(t.db);
+      for (const workspaceId of [t.workspaceId, other.workspaceId]) await rollupDirtyDays(t.db, { workspaceId });
     }, 60_000);
     afterAll(async () => {
       await t.close();

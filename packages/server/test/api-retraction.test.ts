@@ -16,7 +16,7 @@ for (const backend of BACKENDS) {
     const del = (url: string, headers: Record<string, string> = t.auth) => t.app.inject({ method: 'DELETE', url, headers });
     const settle = async () => {
       await t.services.pipeline.idle(10_000);
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
     };
     const signal = async (id: string) =>
       (await t.db.query<{ status: string; drop_reason: string | null }>('SELECT status, drop_reason FROM feedback_signals WHERE workspace_id = $1 AND event_id = $2', [t.workspaceId, id]))[0];

@@ -40,7 +40,7 @@ for (const backend of BACKENDS) {
       });
       expect(sent.statusCode).toBe(207);
       await t.services.pipeline.idle(10_000);
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
     });
     afterAll(async () => {
       await t.close();
@@ -197,7 +197,7 @@ for (const backend of BACKENDS) {
       await post('/v1/feedback', { id: 's-e7', responseId: 's-r4', type: 'thumbs_up', userId: 'u4' });
       await t.services.pipeline.idle(10_000);
       expect((await get('/v1/stats')).json()).toMatchObject({ total: 5, positive: 3 });
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
       expect((await get('/v1/stats')).json()).toMatchObject({ total: 5, positive: 3 });
     });
 
@@ -207,7 +207,7 @@ for (const backend of BACKENDS) {
       await post('/v1/responses', { id: 's-old', query: 'old question', answer: 'old answer', createdAt: twoDaysAgo.toISOString() });
       await t.db.query(`UPDATE workspaces SET settings = settings || '{"feedbackWindowHours": 100}' WHERE id = $1`, [t.workspaceId]);
       t.services.keys.clear();
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
       const rateOf = async () =>
         (await t.db.query<{ correction_rate: string | null; total_events: number }>(
           `SELECT correction_rate, total_events FROM feedback_metrics_daily WHERE workspace_id = $1 AND day = $2::date AND dimension = 'all'`,
@@ -231,7 +231,7 @@ for (const backend of BACKENDS) {
         );
       const before = await snapshot();
       await t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, $2::date), ($1, $3::date) ON CONFLICT DO NOTHING`, [t.workspaceId, day, today()]);
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
       expect(await snapshot()).toEqual(before);
     });
 
@@ -259,6 +259,32 @@ for (const backend of BACKENDS) {
       expect(await rollupDirtyDays(t.db)).toEqual([]);
       await t.db.query(`UPDATE rollup_dirty SET not_before = now() - interval '1 second' WHERE workspace_id = $1`, [t.workspaceId]);
       expect(await rollupDirtyDays(t.db)).toEqual([{ workspaceId: t.workspaceId, day: today() }]);
+      expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
+    });
+
+    it('undoes a rollup overtaken by a later one of the same day: the stale read never has the last word', async () => {
+      const totalOf = async () =>
+        (await t.db.query<{ total_events: number }>(
+          `SELECT total_events FROM feedback_metrics_daily WHERE workspace_id = $1 AND day = $2::date AND dimension = 'all'`,
+          [t.workspaceId, today()],
+        ))[0]?.total_events;
+      await t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, $2::date) ON CONFLICT DO NOTHING`, [t.workspaceId, today()]);
+      const fresh = await totalOf();
+      expect(fresh).toBeGreaterThan(0);
+      // While this rollup computes from a read that missed the day's events, a later one (another
+      // worker) reads the day whole, writes it and clears the mark.
+      let overtaken = false;
+      const rolled = await rollupDirtyDays(t.db, {
+        workspaceId: t.workspaceId,
+        compute: async (input) => {
+          overtaken = true;
+          expect(await rollupDirtyDays(t.db, { workspaceId: t.workspaceId })).toEqual([{ workspaceId: t.workspaceId, day: today() }]);
+          return computeDay({ ...input, rows: [], registered: [] });
+        },
+      });
+      expect(overtaken).toBe(true);
+      expect(rolled).toEqual([]);
+      expect(await totalOf()).toBe(fresh);
       expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
     });
 

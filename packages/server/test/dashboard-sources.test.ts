@@ -40,7 +40,7 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: review and judge so
     });
     expect(sent.json().results.every((r: { status: string }) => r.status === 'accepted')).toBe(true);
     await t.services.pipeline.idle(20_000);
-    await rollupDirtyDays(t.db);
+    await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
     await rescoreDirtyResponses(t.db);
     url = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchBrowser();

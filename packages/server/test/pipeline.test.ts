@@ -159,7 +159,7 @@ for (const backend of BACKENDS) {
     });
 
     it('rolls up days idempotently, per dimension', async () => {
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
       const read = () =>
         t.db.query<{ dimension: string; dimension_value: string; total_events: number; correction_rate: string | null; escalation_rate: string | null }>(
           `SELECT dimension, dimension_value, total_events, correction_rate, escalation_rate FROM feedback_metrics_daily
@@ -178,7 +178,7 @@ for (const backend of BACKENDS) {
       expect(first.find((r) => r.dimension === 'variant' && r.dimension_value === 'exp1/B')).toBeDefined();
       // Re-running changes nothing; marking the day dirty again recomputes the same rows.
       await t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, (now() AT TIME ZONE 'UTC')::date) ON CONFLICT DO NOTHING`, [t.workspaceId]);
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
       expect(await read()).toEqual(first);
     });
 

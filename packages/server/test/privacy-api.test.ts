@@ -136,7 +136,7 @@ for (const backend of BACKENDS) {
       });
       expect(sent.json().results.every((r: { status: string }) => r.status === 'accepted')).toBe(true);
       await t.services.pipeline.idle(10_000);
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
       // A dataset (issue 27) freezes the victim's response and correction: erasure removes them from every version.
       const dataset = (await req('POST', '/v1/datasets', { name: `erasure-${randomBytes(4).toString('hex')}` })).json() as { id: string };
       expect((await req('POST', `/v1/datasets/${dataset.id}/items`, { responseIds: ['v-r1', 'o-r1'] })).statusCode).toBe(207);

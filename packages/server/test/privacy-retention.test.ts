@@ -42,7 +42,7 @@ for (const backend of BACKENDS) {
         expect((await req('POST', '/v1/feedback', e)).statusCode).toBe(202);
       }
       await t.services.pipeline.idle(10_000);
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
     });
     afterAll(async () => {
       await t?.close();

@@ -55,7 +55,7 @@ for (const backend of BACKENDS) {
         if (Date.now() > deadline) throw new Error(`pipeline not settled: ${JSON.stringify(left)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
-      await rollupDirtyDays(t.db);
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
       await rescoreDirtyResponses(t.db);
     };
 

@@ -4,7 +4,9 @@
  * recomputed whole from its counted signals, so re-runs are idempotent and a late event simply
  * marks its day dirty again. A dirty mark is read without a lock and deleted, in the transaction
  * that writes the rollup, only if its version is unchanged: processing never waits for a rollup,
- * an event processed meanwhile keeps the day dirty, and a failure leaves the mark.
+ * an event processed meanwhile keeps the day dirty, and a failure leaves the mark. A rollup that
+ * finds the mark gone at its commit was overtaken by a concurrent one of the same day that read
+ * later (two workers, an erasure's job): it undoes its write, so a stale read never has the last word.
  *
  * The day is read before that transaction; embedded, in pages of {@link ROLLUP_PAGE} rows, each
  * its own statement: PGlite serves one statement at a time on the event loop's thread, and one
@@ -28,6 +30,9 @@ export const ROLLUP_PAGE = 5_000;
 /** A day still dirty after its rollup waits this many times the rollup's duration for the next. */
 export const ROLLUP_PACE = 10;
 
+/** Thrown inside a rollup's transaction to undo a write a later rollup of the same day superseded. */
+class SupersededRollup extends Error {}
+
 /**
  * Rolls up dirty days until none is left or `maxDays` are done; with `workspaceId`, only that
  * workspace's (an erasure's job: it recomputes what it changed and touches no other workspace).
@@ -42,21 +47,33 @@ export async function rollupDirtyDays(
 ): Promise<Array<{ workspaceId: string; day: string }>> {
   const compute = options.compute ?? (async (input: DayInput) => computeDay(input));
   const done: Array<{ workspaceId: string; day: string }> = [];
+  const skipped: Array<{ workspaceId: string; day: string }> = [];
   const maxDays = options.maxDays ?? DAYS_PER_RUN;
-  while (done.length < maxDays) {
-    const mark = await nextDirtyDay(db, done, options.workspaceId);
+  while (done.length + skipped.length < maxDays) {
+    const mark = await nextDirtyDay(db, [...done, ...skipped], options.workspaceId);
     if (!mark) break;
     const started = performance.now();
     // Paged only embedded: there one statement at a time holds the event loop (see above).
     const input = await readDay(db, mark.workspaceId, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity);
     const output = await compute(input);
-    await db.transaction(async (tx) => {
-      await writeDay(tx, mark.workspaceId, mark.day, output, options.now ?? new Date());
-      // Still dirty: events keep coming. Its next rollup waits, so a busy day's rollups take at
-      // most 1 / ROLLUP_PACE of a connection (migration 0012).
-      if (!(await clearDirtyDay(tx, mark))) await deferDirtyDay(tx, mark, Math.round((performance.now() - started) * ROLLUP_PACE));
-    }, { background: true });
-    done.push({ workspaceId: mark.workspaceId, day: mark.day });
+    const written = await db
+      .transaction(async (tx) => {
+        await writeDay(tx, mark.workspaceId, mark.day, output, options.now ?? new Date());
+        if (await clearDirtyDay(tx, mark)) return true;
+        // Still dirty: events keep coming. Its next rollup waits, so a busy day's rollups take at
+        // most 1 / ROLLUP_PACE of a connection (migration 0012).
+        if (await deferDirtyDay(tx, mark, Math.round((performance.now() - started) * ROLLUP_PACE))) return true;
+        // No mark left: a concurrent rollup (another worker, an erasure's job) read the day after
+        // this one did, wrote it and cleared it. This read may miss events that one counted, so its
+        // write is undone rather than left as the day's last word.
+        throw new SupersededRollup();
+      }, { background: true })
+      .catch((error: unknown) => {
+        if (error instanceof SupersededRollup) return false;
+        throw error;
+      });
+    if (written) done.push({ workspaceId: mark.workspaceId, day: mark.day });
+    else skipped.push({ workspaceId: mark.workspaceId, day: mark.day });
   }
   return done;
 }

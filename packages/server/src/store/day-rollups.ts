@@ -119,9 +119,18 @@ export async function clearDirtyDay(tx: SqlExecutor, mark: DirtyDay): Promise<bo
   return cleared.length > 0;
 }
 
-/** Makes a day still dirty wait `waitMs` before its next rollup (migration 0012's pace). */
-export async function deferDirtyDay(tx: SqlExecutor, mark: Pick<DirtyDay, 'workspaceId' | 'day'>, waitMs: number): Promise<void> {
-  await tx.query("UPDATE rollup_dirty SET not_before = now() + $3 * interval '1 millisecond' WHERE workspace_id = $1 AND day = $2::date", [mark.workspaceId, mark.day, waitMs]);
+/**
+ * Makes a day still dirty wait `waitMs` before its next rollup (migration 0012's pace).
+ *
+ * @returns false when the day has no mark any more: another rollup, which read it later, wrote the
+ *   day and cleared it meanwhile.
+ */
+export async function deferDirtyDay(tx: SqlExecutor, mark: Pick<DirtyDay, 'workspaceId' | 'day'>, waitMs: number): Promise<boolean> {
+  const deferred = await tx.query(
+    "UPDATE rollup_dirty SET not_before = now() + $3 * interval '1 millisecond' WHERE workspace_id = $1 AND day = $2::date RETURNING 1",
+    [mark.workspaceId, mark.day, waitMs],
+  );
+  return deferred.length > 0;
 }
 
 /**
