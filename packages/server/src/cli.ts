@@ -23,7 +23,6 @@ import { runDemo } from './cli/demo-command.js';
 import { seedRunningServer } from './cli/demo-remote.js';
 import { findRunningServer, reachableUrl, runningServerCredential } from './cli/find-server.js';
 import { createKeyThroughServer } from './cli/admin-client.js';
-import { runMcp } from './cli/mcp-command.js';
 import { submitEvent, submitFeedback } from './cli/submit-command.js';
 
 const USAGE = `Usage: feedloop <command>
@@ -211,7 +210,7 @@ async function run(argv: string[], out: Out): Promise<void> {
       return worker(config);
     case 'mcp':
       // Stdout is the protocol's: the in-process server logs nothing.
-      return runMcp(Object.freeze({ ...config, logLevel: 'silent' as const }));
+      return (await import('./cli/mcp-command.js')).runMcp(Object.freeze({ ...config, logLevel: 'silent' as const }));
     case 'migrate':
       return withDatabase(config, async (db) => {
         const report = await migrateOpened(db);

@@ -26,10 +26,12 @@ const IDLE_RSS_BOUND_MB = 250;
  */
 const FIRST_START_PEAK_BOUND_MB = 400;
 /**
- * Idle long enough for start-up garbage to be collected as an idle server would: the
- * scheduled jobs' first runs are done by then.
+ * Idle long enough for start-up garbage to be collected as an idle server's is: V8's memory
+ * reducer shrinks each heap (the main thread's and the database thread's young generations,
+ * grown during start-up, ~35 MB together) once it sees the process idle, 20–35 s after start on
+ * this machine. At 10 s the same server measured 230–256 MB, at 40 s 197–220 MB.
  */
-const IDLE_MS = 10_000;
+const IDLE_MS = 40_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'feedloop-memory-'));
 
@@ -64,6 +66,8 @@ describe('embedded profile memory', () => {
     const restarted = memoryOf(second.pid);
     await stop(second);
 
+    // The figures in the log: the margin under the bound is what CI's loaded runs eat into.
+    console.info(`embedded idle memory: first start ${JSON.stringify(fresh)}, restart ${JSON.stringify(restarted)}`);
     expect(fresh.peakMb, `first start peak ${JSON.stringify(fresh)}`).toBeLessThan(FIRST_START_PEAK_BOUND_MB);
     expect(fresh.rssMb, `first start idle ${JSON.stringify(fresh)}`).toBeLessThan(IDLE_RSS_BOUND_MB);
     expect(restarted.rssMb, `restart idle ${JSON.stringify(restarted)}`).toBeLessThan(IDLE_RSS_BOUND_MB);

@@ -3,9 +3,12 @@
  * code (`@opentelemetry/otlp-transformer`'s protobufjs root, built from the opentelemetry-proto
  * definitions), and the answers in the request's encoding, as the OTLP specification asks:
  * `ExportTraceServiceResponse` for a success, `google.rpc.Status` for an error.
+ *
+ * The generated code and protobufjs are loaded at the first protobuf request: ~15 MB resident that
+ * a server nobody sends OTLP protobuf to never needs (the embedded profile's idle memory, issue 21).
  */
-import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
-import protobuf from 'protobufjs/light.js';
+import { createRequire } from 'node:module';
+import type protobuf from 'protobufjs/light.js';
 
 /** A message class of protobufjs's generated static code. */
 interface GeneratedMessage {
@@ -14,25 +17,36 @@ interface GeneratedMessage {
   toObject(message: object, options: protobuf.IConversionOptions): unknown;
 }
 
-// The package types its generated root as a bare `Root`; the static code holds the message
-// classes under their proto packages.
-const traceService = (otlpRoot as unknown as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: GeneratedMessage; ExportTraceServiceResponse: GeneratedMessage } } } } };
-}).opentelemetry.proto.collector.trace.v1;
+interface Wire {
+  traceService: { ExportTraceServiceRequest: GeneratedMessage; ExportTraceServiceResponse: GeneratedMessage };
+  statusType: protobuf.Type;
+}
+let wire: Wire | undefined;
 
-/**
- * `google.rpc.Status` (google/rpc/status.proto, fields 1 and 2; `details` is never sent), the body
- * OTLP/HTTP gives an error. protobufjs encodes it from this declaration.
- */
-const statusType = protobuf.Root.fromJSON({
-  nested: {
-    google: {
-      nested: {
-        rpc: { nested: { Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } } } } },
+/** The message classes, loaded once on first use. */
+function loadWire(): Wire {
+  if (wire) return wire;
+  const require = createRequire(import.meta.url);
+  const pb = require('protobufjs/light.js') as typeof protobuf;
+  // The package types its generated root as a bare `Root`; the static code holds the message
+  // classes under their proto packages.
+  const otlpRoot = require('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
+    opentelemetry: { proto: { collector: { trace: { v1: Wire['traceService'] } } } };
+  };
+  // `google.rpc.Status` (google/rpc/status.proto, fields 1 and 2; `details` is never sent), the
+  // body OTLP/HTTP gives an error. protobufjs encodes it from this declaration.
+  const statusType = pb.Root.fromJSON({
+    nested: {
+      google: {
+        nested: {
+          rpc: { nested: { Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } } } } },
+        },
       },
     },
-  },
-}).lookupType('google.rpc.Status');
+  }).lookupType('google.rpc.Status');
+  wire = { traceService: otlpRoot.opentelemetry.proto.collector.trace.v1, statusType };
+  return wire;
+}
 
 /** The two encodings OTLP/HTTP defines. */
 export type OtlpEncoding = 'json' | 'protobuf';
@@ -53,6 +67,7 @@ function hexOf(value: unknown): unknown {
  * readOtlpTraceRequest(decodeTraceRequest(body)).spans
  */
 export function decodeTraceRequest(body: Uint8Array): unknown {
+  const { traceService } = loadWire();
   const message = traceService.ExportTraceServiceRequest.decode(body);
   const plain: unknown = traceService.ExportTraceServiceRequest.toObject(message, { longs: String, bytes: String, defaults: false });
   if (!isRecord(plain) || !Array.isArray(plain.resourceSpans)) return plain;
@@ -87,7 +102,7 @@ export interface PartialSuccess {
 export function exportResponse(encoding: OtlpEncoding, partial?: PartialSuccess): Buffer | Record<string, unknown> {
   const body = partial === undefined ? {} : { partialSuccess: partial };
   if (encoding === 'json') return body;
-  return Buffer.from(traceService.ExportTraceServiceResponse.encode(body).finish());
+  return Buffer.from(loadWire().traceService.ExportTraceServiceResponse.encode(body).finish());
 }
 
 /** gRPC status codes by HTTP status, for `google.rpc.Status.code`. */
@@ -101,6 +116,7 @@ const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 413
  * statusBody(400, 'the body is not a protobuf ExportTraceServiceRequest')
  */
 export function statusBody(httpStatus: number, message: string): Buffer {
+  const { statusType } = loadWire();
   return Buffer.from(statusType.encode(statusType.create({ code: grpcCode(httpStatus), message })).finish());
 }
 

@@ -7,9 +7,20 @@
  * and skipped if one is still stored. The time is bounded too: texts are at most 200,000
  * characters (the ingest limit), patterns 500, and a text yields at most
  * {@link MAX_SPANS_PER_TEXT} spans a pattern.
+ *
+ * RE2 is loaded at the first pattern: its WebAssembly heap is ~17 MB resident, which a server whose
+ * workspaces set no pattern never needs (the embedded profile's idle memory, issue 21).
  */
+import { createRequire } from 'node:module';
 import type { PatternMatcher, RedactionPattern } from '@feedloop/core';
-import { RE2 } from 're2-wasm';
+import type { RE2 } from 're2-wasm';
+
+let re2: typeof RE2 | undefined;
+/** The RE2 class, loaded once on first use. */
+function engine(): typeof RE2 {
+  re2 ??= (createRequire(import.meta.url)('re2-wasm') as typeof import('re2-wasm')).RE2;
+  return re2;
+}
 
 /** Matches kept per text and pattern: the replacements of one text stay bounded. */
 export const MAX_SPANS_PER_TEXT = 10_000;
@@ -25,7 +36,7 @@ function compiled(pattern: string): RE2 | null {
   let re: RE2 | null;
   try {
     // RE2 runs in Unicode mode only ('u'); 'g' for successive matches.
-    re = new RE2(pattern, 'gu');
+    re = new (engine())(pattern, 'gu');
   } catch {
     re = null;
   }
@@ -43,7 +54,7 @@ function compiled(pattern: string): RE2 | null {
  */
 export function redactionPatternProblem(pattern: string): string | undefined {
   try {
-    new RE2(pattern, 'gu');
+    new (engine())(pattern, 'gu');
     return undefined;
   } catch (err) {
     return `is not supported by the linear-time engine (RE2: no backreferences or lookaround): ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`;
