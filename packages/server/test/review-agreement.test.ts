@@ -7,6 +7,7 @@
  * examples).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readQueueReviews } from '../src/store/review-agreement.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 for (const backend of BACKENDS) {
@@ -196,6 +197,21 @@ for (const backend of BACKENDS) {
       const other = await t.otherWorkspace();
       const foreign = await call('GET', `/v1/review-queues/${single}/agreement`, undefined, bearer(other.secretKey));
       expect(foreign.statusCode).toBe(404);
+    });
+
+    it('fingerprints what it read, so a kept report is never served after a review is revised', async () => {
+      const before = await readQueueReviews(t.db, t.workspaceId, single);
+      expect((await readQueueReviews(t.db, t.workspaceId, single)).fingerprint).toBe(before.fingerprint);
+      const item = (await t.db.query<{ id: string }>(`SELECT id FROM review_items WHERE workspace_id = $1 AND queue_id = $2 AND response_id = 'ag-r1'`, [t.workspaceId, single]))[0]!;
+      // ben changes his mind about ag-r1: same reviewer, same item, a new version.
+      const revised = await call('POST', `/v1/review-queues/${single}/items/${item.id}/reviews`, { verdict: 'approved', qualityScores: { accuracy: 50 } }, bearer(reviewers.ben!.key));
+      expect(revised.statusCode, revised.body).toBeLessThan(300);
+      const after = await readQueueReviews(t.db, t.workspaceId, single);
+      expect(after.reviews).toHaveLength(before.reviews.length);
+      expect(after.fingerprint).not.toBe(before.fingerprint);
+      const body = (await call('GET', `/v1/review-queues/${single}/agreement`)).json();
+      // Every item's reviewers now agree (ag-r0 and ag-r1 approved by all, ag-r2 rejected by both) → 1.
+      expect(body.percentAgreement.value).toBeCloseTo(1, 5);
     });
   });
 }

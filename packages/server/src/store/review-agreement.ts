@@ -8,6 +8,7 @@
  * reviews than one read takes, and keeps each item's reviews together.
  */
 import type { StoredReviewFacts } from '@feedloop/core';
+import { createHash } from 'node:crypto';
 import type { SqlExecutor } from '../db/sql-client.js';
 
 /** Reviews one agreement read takes at most (20,000 items × 5 reviewers). */
@@ -22,6 +23,7 @@ interface AgreementRow {
   first_response_id: string | null;
   response_id: string;
   response_b_id: string | null;
+  version: number;
 }
 
 /** What {@link readQueueReviews} read. */
@@ -29,6 +31,11 @@ export interface QueueReviews {
   reviews: StoredReviewFacts[];
   /** The queue has more reviews than one read takes: the oldest items were left out. */
   truncated: boolean;
+  /**
+   * Names what was read: each review by (item, reviewer, version). A review is only ever added,
+   * revised (its version grows) or erased, so equal fingerprints mean equal reviews.
+   */
+  fingerprint: string;
 }
 
 /**
@@ -40,7 +47,7 @@ export interface QueueReviews {
  */
 export async function readQueueReviews(db: SqlExecutor, workspaceId: string, queueId: string, limit = AGREEMENT_MAX_REVIEWS): Promise<QueueReviews> {
   const rows = await db.query<AgreementRow>(
-    `SELECT r.item_id, r.reviewer, r.label, r.scores, r.seconds, r.first_response_id, i.response_id, i.response_b_id
+    `SELECT r.item_id, r.reviewer, r.label, r.scores, r.seconds, r.first_response_id, i.response_id, i.response_b_id, r.version
        FROM reviews r JOIN review_items i ON i.workspace_id = r.workspace_id AND i.id = r.item_id
       WHERE r.workspace_id = $1 AND r.queue_id = $2
       ORDER BY r.item_id DESC, r.reviewer
@@ -65,5 +72,9 @@ export async function readQueueReviews(db: SqlExecutor, workspaceId: string, que
       responseBId: r.response_b_id,
     })),
     truncated,
+    fingerprint: createHash('sha256')
+      .update(`${workspaceId}\u0000${queueId}\n`)
+      .update(rows.map((r) => `${r.item_id}\u0000${r.reviewer}\u0000${r.version}`).join('\n'))
+      .digest('base64url'),
   };
 }

@@ -72,8 +72,8 @@ export const reviewAgreementRoutes: FastifyPluginAsync<AppServices> = async (app
     handler: async (request) => {
       const { workspaceId } = authOf(request);
       const queue = await requireReviewQueue(db, workspaceId, request.params.id);
-      const { reviews, truncated } = await readQueueReviews(db, workspaceId, queue.id);
-      const report = await pool.compute(reviews.map(agreementReviewOf));
+      const { reviews, truncated, fingerprint } = await readQueueReviews(db, workspaceId, queue.id);
+      const report = await pool.compute(reviews.map(agreementReviewOf), fingerprint);
       return { queueId: queue.id, kind: queue.kind, reviews: { read: reviews.length, truncated }, ...report };
     },
   });
