@@ -6,7 +6,33 @@
  */
 import { z } from 'zod';
 import { FeedloopError } from '../errors.js';
-import type { ResponseListFilter } from './response-list.js';
+import type { ScoreFilter } from './score-reads.js';
+
+/** Filters of the list; all optional, combined with AND. */
+export interface ResponseListFilter {
+  /** Composite score at least / at most (-1..1); a response without a score never matches. */
+  minScore?: number;
+  maxScore?: number;
+  /** positive / negative: has a counted signal of that polarity; unrated: has no counted signal. */
+  rating?: 'positive' | 'negative' | 'unrated';
+  /** Has a counted signal with this error category. */
+  category?: string;
+  /** Case-insensitive substring of a comment (a vote's, a comment's, a review's, a correction's). */
+  comment?: string;
+  agent?: string;
+  model?: string;
+  experimentId?: string;
+  variant?: string;
+  /** Created at or after / before. */
+  since?: Date;
+  until?: Date;
+  /** Has a current named score of this name (and value range or value): see score-reads.ts. */
+  score?: ScoreFilter;
+  /** true: has a counted correction of a user's (the `correction` list tag); false: has none. */
+  hasCorrection?: boolean;
+  /** true: its composite score found conflicting signals (`response_scores.conflicts` not empty); false: it did not, or it has no score. */
+  conflicting?: boolean;
+}
 
 const text = z.string().min(1).max(256);
 const score = z.coerce.number().min(-1).max(1);

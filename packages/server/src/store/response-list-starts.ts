@@ -4,7 +4,7 @@
  * walk starts from the rarest. The list's speed rests on these choices (docs/dashboard.md).
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import type { ResponseListFilter } from './response-list.js';
+import type { ResponseListFilter } from './response-list-filter.js';
 import { CORRECTION_TAG, categoryTag, ratingTag, UNRATED_TAG } from './response-list-tags.js';
 
 /** Escapes LIKE's wildcards so a search for `50%` finds "50%". */

@@ -12,33 +12,10 @@
 import type { SqlExecutor } from '../db/sql-client.js';
 import { COMMENT_TEXT, COMMENT_WALK_FIRST, CONFLICTING, commentMatches, likeLiteral, smallestStart, startsOf, tagsOf, type StartChoice } from './response-list-starts.js';
 import { BY_USERS, CORRECTION_TAG } from './response-list-tags.js';
-import { CURRENT_EVENT, SCORE_NAME, SCORE_VALUE, scoreFilterSql, type ScoreFilter } from './score-reads.js';
+import type { ResponseListFilter } from './response-list-filter.js';
+import { CURRENT_EVENT, SCORE_NAME, SCORE_VALUE, scoreFilterSql } from './score-reads.js';
 
-/** Filters of the list; all optional, combined with AND. */
-export interface ResponseListFilter {
-  /** Composite score at least / at most (-1..1); a response without a score never matches. */
-  minScore?: number;
-  maxScore?: number;
-  /** positive / negative: has a counted signal of that polarity; unrated: has no counted signal. */
-  rating?: 'positive' | 'negative' | 'unrated';
-  /** Has a counted signal with this error category. */
-  category?: string;
-  /** Case-insensitive substring of a comment (a vote's, a comment's, a review's, a correction's). */
-  comment?: string;
-  agent?: string;
-  model?: string;
-  experimentId?: string;
-  variant?: string;
-  /** Created at or after / before. */
-  since?: Date;
-  until?: Date;
-  /** Has a current named score of this name (and value range or value): see score-reads.ts. */
-  score?: ScoreFilter;
-  /** true: has a counted correction of a user's (the `correction` list tag); false: has none. */
-  hasCorrection?: boolean;
-  /** true: its composite score found conflicting signals (`response_scores.conflicts` not empty); false: it did not, or it has no score. */
-  conflicting?: boolean;
-}
+export type { ResponseListFilter } from './response-list-filter.js';
 
 /** One row of the list. */
 export interface ResponseListItem {
