@@ -3,7 +3,8 @@
  * team's judge. It checks each call's signature, and answers from the answer's text alone: a
  * response whose answer says "good" is up (rating 5, score 0.9), any other down (rating 1, score
  * 0.1); of a pair it prefers the one that says "good", or answers a tie. A test may override the
- * status of the nth call (503 then 200, a 500 for ever, a 400) or the body it answers.
+ * status of the nth call (503 then 200, a 500 for ever, a 400) or the body it answers, or give the
+ * judge a rule of its own (the calibration replay judges real data by a documented rule).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,8 +50,14 @@ export function judgeAnswer(body: Record<string, unknown>): Record<string, unkno
   return { thumbs: good ? 'up' : 'down', label: good ? 'grounded' : 'ungrounded', rationale: 'looked for "good"' };
 }
 
-/** Starts a judge on 127.0.0.1 (the suites allow loopback as an operator would: FEEDLOOP_WEBHOOK_ALLOW_PRIVATE). */
-export async function startJudge(secret = 'judge-secret-0123456789'): Promise<TestJudge> {
+/** What a judge answers to a call body. */
+export type JudgeRule = (body: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * Starts a judge on 127.0.0.1 (the suites allow loopback as an operator would:
+ * FEEDLOOP_WEBHOOK_ALLOW_PRIVATE), answering by `rule` (default {@link judgeAnswer}).
+ */
+export async function startJudge(secret = 'judge-secret-0123456789', rule: JudgeRule = judgeAnswer): Promise<TestJudge> {
   const calls: JudgeCall[] = [];
   let behaviour: JudgeBehaviour = () => undefined;
   const server = createServer((req, res) => {
@@ -63,7 +70,7 @@ export async function startJudge(secret = 'judge-secret-0123456789'): Promise<Te
       calls.push({ body, signed: verifyWebhookSignature(secret, raw, typeof header === 'string' ? header : undefined), event: req.headers['x-feedloop-event'] as string | undefined });
       const override = behaviour(calls.length);
       const status = override?.status ?? 200;
-      const answer = override && 'body' in override ? override.body : JSON.stringify(judgeAnswer(body));
+      const answer = override && 'body' in override ? override.body : JSON.stringify(rule(body));
       res.writeHead(status, { 'content-type': 'application/json' }).end(answer);
     });
   });
