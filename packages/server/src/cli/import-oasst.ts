@@ -7,8 +7,8 @@
  * - its emoji counts → that many `thumbs_up` (`+1`) and `thumbs_down` (`-1`) events, each by a
  *   distinct synthetic user (`oasst:<message_id>:up:<i>`), since OASST counts one emoji per user;
  * - its sibling rank (0 = best) → a `review` by the tree's ranker of that prompt: `approved` for
- *   rank 0, `rejected` for the last rank, `changes_requested` between; the rank is kept in
- *   `metadata.oasstRank`.
+ *   rank 0, `rejected` for the last rank, `changes_requested` between, of source `review`; the
+ *   rank is kept in `metadata.oasstRank`.
  * Prompter messages get no response (nobody rated a model there); their emojis are not imported.
  */
 import type { ImportEvent, ImportRecord } from './import-replay.js';
@@ -84,6 +84,9 @@ function assistantRecord(m: OasstMessage, turns: Turn[], treeId: string, parentI
       id: `${responseId}:rank`,
       responseId,
       type: 'review',
+      // A ranker is a labeller reviewing answers, not a user of them (docs/signals.md, "Sources"):
+      // their verdicts are what calibration holds a judge to, and the users' figures leave them out.
+      source: 'review',
       userId: `oasst:ranker:${parentId}`,
       sessionId: `oasst:${treeId}`,
       payload: { verdict: rankVerdict(m.rank, worst) },
