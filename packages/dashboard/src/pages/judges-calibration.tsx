@@ -9,14 +9,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash } from '../route.js';
 import { LineChart, Show, num, useLoad } from '../ui.js';
-import { coef, interval, period, share } from './judges-format.js';
+import { coef, dayStart, interval, period, share } from './judges-format.js';
 import type { Calibration, CalibrationFigures, Estimate, Evaluator } from './judges-types.js';
 
 /** The calibration's period as the URL holds it: instants as the API takes them, or absent. */
 export interface Range { from?: string | undefined; to?: string | undefined }
-
-/** A day of a date field as the instant of its UTC midnight (what the responses' filters do too). */
-const dayStart = (day: string): string | undefined => (day ? new Date(day).toISOString() : undefined);
 
 function FigureRow({ label, e, f }: { label: string; e: Estimate | null; f: (x: number | null) => string }) {
   if (!e) return null;

@@ -9,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash } from '../route.js';
 import { Show, duration, num, useLoad } from '../ui.js';
-import { when } from './judges-format.js';
+import { dayStart, when } from './judges-format.js';
 import type { Backfill, EvaluatorCall } from './judges-types.js';
 
 /** Calls a page of the log shows. */
@@ -85,9 +85,6 @@ export function CallLog({ id, onRetried }: { id: string; onRetried: () => void }
     </>
   );
 }
-
-/** A day of a date field as the instant of its UTC midnight. */
-const dayStart = (day: string): string => new Date(day).toISOString();
 
 /** Backfills: the form that starts one, and each one's progress (read again while one runs). */
 export function Backfills({ id, kind, enabled }: { id: string; kind: 'pointwise' | 'pairwise'; enabled: boolean }) {

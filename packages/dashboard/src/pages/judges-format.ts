@@ -14,3 +14,5 @@ export const share = (x: number | null): string => (x === null ? '–' : `${(100
 export const interval = (e: Estimate, f: (x: number | null) => string): string => (e.low === null || e.high === null ? 'no interval' : `${f(e.low)} to ${f(e.high)}`);
 /** A period as the page names it wherever a figure is over it. */
 export const period = (from: string, to: string): string => `${when(from)} to ${when(to)}`;
+/** A day of a date field (YYYY-MM-DD) as the instant of its UTC midnight, as the responses' filters take it; none for an empty field. */
+export const dayStart = (day: string): string | undefined => (day ? new Date(day).toISOString() : undefined);

@@ -24,8 +24,8 @@ const what = (e: Evaluator): string => (e.kind === 'pairwise' ? 'pairwise' : `po
 function WeightText({ e }: { e: Evaluator }) {
   const w = e.weight;
   return (
-    <span data-figure="weight-factor">
-      {w.factor > 0 ? <strong>{`counts ${w.factor} × human`}</strong> : <strong>weighs 0</strong>}
+    <span class="weight">
+      <strong data-figure="weight-factor">{w.factor > 0 ? `counts ${w.factor} × human` : 'weighs 0'}</strong>
       <span class="note">
         {w.window ? <> (weight check: kappa <span data-figure="weight-kappa">{coef(w.kappa)}</span>, n <span data-figure="weight-n">{num(w.n)}</span> over {period(w.window.from, w.window.to)})</> : ' (not checked yet)'}
       </span>
