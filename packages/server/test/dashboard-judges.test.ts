@@ -313,6 +313,9 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
     await page.goto(`${url}/#/judges/${late}`);
     const form = page.locator('form[aria-label="New backfill"]');
     await form.waitFor();
+    // Another evaluator's page starts afresh: its own settings, every status.
+    expect(await page.inputValue('form[aria-label="Evaluator settings"] input[name=name]')).toBe('late');
+    expect(await page.inputValue('select[name=status]')).toBe('');
     await form.locator('input[name=since]').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
     await form.locator('input[name=limit]').fill('10');
     await form.locator('button[type=submit]').click();

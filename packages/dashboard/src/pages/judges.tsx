@@ -127,5 +127,6 @@ function JudgeDetail({ id, range }: { id: string; range: Range }) {
 export function Judges() {
   const route = useRoute();
   const range: Range = { from: route.params.get('from') ?? undefined, to: route.params.get('to') ?? undefined };
-  return route.id === null ? <JudgeList /> : <JudgeDetail id={route.id} range={range} />;
+  // Keyed by the evaluator: another one's page starts afresh (its settings form, call filter and pages).
+  return route.id === null ? <JudgeList /> : <JudgeDetail key={route.id} id={route.id} range={range} />;
 }
