@@ -358,7 +358,7 @@ export { documentScore, documentSource, type DocumentCounts, type DocumentScore 
 export { MAX_TRAINING_BATCH_THRESHOLD, TRAINING_BATCH_KIND_NAMES, isTrainingBatchKind, type TrainingBatchKindName } from './training/batch-kinds.js';
 export { TRAINING_BATCH_FORMATS, trainingBatchRows, type TrainingBatchFormat } from './training/batch-rows.js';
 export { previewAlerts, type HourlyRegistered, type PreviewedAlert } from './alerts/preview-alerts.js';
-export { judgeWindowAt, judgeWindowOf, type TimedJudgeAnswer, type TimedLabelEvent } from './alerts/judge-window.js';
+export { judgeWindowAt, judgeWindowOf, judgeWindowReplay, type TimedJudgeAnswer, type TimedLabelEvent } from './alerts/judge-window.js';
 export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './round-figures.js';
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
 export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';

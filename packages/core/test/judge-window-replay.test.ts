@@ -4,7 +4,7 @@
  * and a preview replaying a judge rule fires at the first hour its window breaches.
  */
 import { describe, expect, it } from 'vitest';
-import { alertRuleSetSchema, judgeWindowAt, judgeWindowKey, previewAlerts, type TimedJudgeAnswer } from '../src/index.js';
+import { alertRuleSetSchema, calibrationPairs, judgeWindowAt, judgeWindowKey, judgeWindowOf, judgeWindowReplay, previewAlerts, type TimedJudgeAnswer } from '../src/index.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -59,5 +59,47 @@ describe('judgeWindowAt', () => {
     });
     // n reaches 3 at c's vote (day 3), when agreement is 1/3.
     expect(alerts).toEqual([expect.objectContaining({ ruleId: 'judge', value: 0.333, firedAt: new Date(T0 + 3 * DAY), resolvedAt: null })]);
+  });
+
+  it('gives at every hour what the calibration pairing of that hour gives (ratings, reviews, retries; a seeded sample)', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    const events = [up, down, { type: 'rating', payload: { rating: 5 } }, { type: 'rating', payload: { rating: 1 } }, { type: 'rating', payload: { rating: 3 } }];
+    const verdicts = ['approved', 'rejected', 'changes_requested'];
+    const sample: TimedJudgeAnswer[] = Array.from({ length: 300 }, (_, i) => {
+      const at = T0 + Math.floor(random() * 10 * DAY);
+      const later = () => at + Math.floor((random() - 0.3) * 3 * DAY);
+      return {
+        unitId: `u${i % 200}`,
+        responseId: `u${i % 200}`,
+        at,
+        judge: pick([up, down, { type: 'rating', payload: { rating: 4 } }]),
+        reviews: random() < 0.3 ? [{ type: 'review', payload: { verdict: pick(verdicts) }, at: later() }] : [],
+        votes: Array.from({ length: Math.floor(random() * 3) }, () => ({ ...pick(events), at: later() })),
+        preferences: [],
+      };
+    });
+    // The live read of an instant, written out: the latest answer per item in the window, the events by then.
+    const naive = (now: number, days: number) => {
+      const latest = new Map<string, TimedJudgeAnswer>();
+      for (const a of [...sample].sort((x, y) => x.at - y.at)) if (a.at >= now - days * DAY && a.at < now) latest.set(a.unitId, a);
+      const by = <E extends { at: number }>(list: readonly E[]) => list.filter((e) => e.at <= now);
+      const units = [...latest.values()].map((a) => ({ unitId: a.unitId, responseId: a.responseId, week: '', judge: a.judge, reviews: by(a.reviews), votes: by(a.votes), preferences: [] }));
+      return judgeWindowOf(calibrationPairs(units, 'binary'));
+    };
+    const at = judgeWindowReplay(sample, 'binary');
+    let compared = 0;
+    for (let now = T0; now <= T0 + 12 * DAY; now += 6 * HOUR) {
+      for (const days of [1, 3, 30]) {
+        const want = naive(now, days);
+        const got = at(now, days);
+        expect([got.n, got.agreement]).toEqual([want.n, want.agreement]);
+        if (want.kappa === null) expect(got.kappa).toBeNull();
+        else expect(got.kappa).toBeCloseTo(want.kappa, 12);
+        compared += want.n;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
   });
 });

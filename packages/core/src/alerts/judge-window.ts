@@ -6,9 +6,10 @@
  *
  * @module
  */
-import { cohenKappa } from '../agreement/cohen-kappa.js';
+import type { Category } from '../agreement/categories.js';
+import { cohenKappa, kappaOfTable } from '../agreement/cohen-kappa.js';
 import type { CalibrationKind, CalibrationPair } from '../agreement/judge-calibration.js';
-import { calibrationPairs, type JudgedUnit, type LabelEvent } from '../evaluators/calibration-labels.js';
+import { calibrationPairs, judgeLabel, type JudgedUnit, type LabelEvent } from '../evaluators/calibration-labels.js';
 import { DAY_MS } from '../time.js';
 import type { JudgeWindow } from './evaluate-alerts.js';
 
@@ -44,29 +45,93 @@ export interface TimedJudgeAnswer extends Omit<JudgedUnit, 'week' | 'reviews' | 
  * in during the `windowDays` days before `now`, each held to the human events that had happened
  * by then. The live tick reads the same answers with the humans' events as they are at that
  * moment; a replay cannot know which of today's events were retracted or replaced later, so it
- * takes their current state (docs/alerts.md).
+ * takes their current state (docs/alerts.md). For many instants, {@link judgeWindowReplay}.
  *
  * @example
  * judgeWindowAt(answers, 'binary', Date.parse('2026-11-20T10:00Z'), 30) // { n: 57, kappa: 0.41, agreement: 0.72 }
  */
 export function judgeWindowAt(answers: readonly TimedJudgeAnswer[], kind: CalibrationKind, now: number, windowDays: number): JudgeWindow {
-  const from = now - windowDays * DAY_MS;
-  const latest = new Map<string, TimedJudgeAnswer>();
-  for (const a of answers) {
-    if (a.at < from || a.at >= now) continue;
-    const held = latest.get(a.unitId);
-    if (held === undefined || a.at > held.at) latest.set(a.unitId, a);
+  return judgeWindowReplay(answers, kind)(now, windowDays);
+}
+
+/** An answer made ready for many instants: its judge label, and its human label after each human event. */
+interface Prepared {
+  unitId: string;
+  at: number;
+  judge: Category;
+  /** Instants (ascending) at which the human label became `labels[i]` (null: none yet, or no majority). */
+  times: number[];
+  labels: Array<Category | null>;
+}
+
+/**
+ * {@link judgeWindowAt} for many instants over the same answers (the preview's every hour): each
+ * answer's judge label, and its human label after each of its human events, are worked out once
+ * (with the calibration's own pairing, `calibrationPairs`), so an instant costs one pass over the
+ * answers in its window, tallied into the contingency table Cohen's kappa is computed from.
+ *
+ * @example
+ * const at = judgeWindowReplay(answers, 'binary');
+ * at(Date.parse('2026-11-20T10:00Z'), 30) // { n: 57, kappa: 0.41, agreement: 0.72 }
+ */
+export function judgeWindowReplay(answers: readonly TimedJudgeAnswer[], kind: CalibrationKind): (now: number, windowDays: number) => JudgeWindow {
+  const prepared = answers.flatMap((a) => prepare(a, kind)).sort((x, y) => x.at - y.at);
+  const ats = prepared.map((p) => p.at);
+  // One table for every instant: a category no pair of an instant uses adds nothing to its kappa.
+  const index = new Map<Category, number>();
+  for (const p of prepared) for (const c of [p.judge, ...p.labels]) if (c !== null && !index.has(c)) index.set(c, index.size);
+  const k = index.size;
+  const table = new Float64Array(Math.max(1, k * k));
+  return (now, windowDays) => {
+    const latest = new Map<string, Prepared>();
+    // Ascending by instant: a later answer of the same item replaces an earlier one.
+    for (let i = lowerBound(ats, now - windowDays * DAY_MS); i < prepared.length && (prepared[i] as Prepared).at < now; i++) {
+      const p = prepared[i] as Prepared;
+      latest.set(p.unitId, p);
+    }
+    table.fill(0);
+    let n = 0;
+    let agreeing = 0;
+    for (const p of latest.values()) {
+      let at = p.times.length - 1;
+      while (at >= 0 && (p.times[at] as number) > now) at--;
+      const human = at < 0 ? null : (p.labels[at] ?? null);
+      if (human === null) continue;
+      const row = index.get(p.judge) as number;
+      const column = index.get(human) as number;
+      table[row * k + column] = (table[row * k + column] as number) + 1;
+      n++;
+      if (row === column) agreeing++;
+    }
+    return n === 0 ? { n: 0, kappa: null, agreement: null } : { n, kappa: kappaOfTable(table, k), agreement: agreeing / n };
+  };
+}
+
+/** One answer's labels over time; none when the judge's answer has no label (it never pairs). */
+function prepare(a: TimedJudgeAnswer, kind: CalibrationKind): Prepared[] {
+  const judge = judgeLabel(a.judge, kind, a.pair);
+  if (judge === null) return [];
+  const times = [...new Set([...a.reviews, ...a.votes, ...a.preferences].map((e) => e.at))].sort((x, y) => x - y);
+  const by = (t: number, list: readonly TimedLabelEvent[]) => list.filter((e) => e.at <= t);
+  // The human label after each instant an event happened, paired as the calibration pairs it.
+  const labels = times.map(
+    (t) =>
+      calibrationPairs(
+        [{ unitId: a.unitId, responseId: a.responseId, week: '', judge: a.judge, ...(a.pair ? { pair: a.pair } : {}), reviews: by(t, a.reviews), votes: by(t, a.votes), preferences: by(t, a.preferences) }],
+        kind,
+      )[0]?.human ?? null,
+  );
+  return [{ unitId: a.unitId, at: a.at, judge, times, labels }];
+}
+
+/** The first index whose value is at least `x` (values ascending). */
+function lowerBound(values: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
   }
-  const before = (events: readonly TimedLabelEvent[]) => events.filter((e) => e.at <= now);
-  const units: JudgedUnit[] = [...latest.values()].map((a) => ({
-    unitId: a.unitId,
-    responseId: a.responseId,
-    week: '',
-    judge: a.judge,
-    ...(a.pair ? { pair: a.pair } : {}),
-    reviews: before(a.reviews),
-    votes: before(a.votes),
-    preferences: before(a.preferences),
-  }));
-  return judgeWindowOf(calibrationPairs(units, kind));
+  return lo;
 }

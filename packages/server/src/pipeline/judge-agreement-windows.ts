@@ -7,7 +7,7 @@
  * per process, and the alert ticks in between reuse it: the same hourly pace as the weight rule's
  * refresh (pipeline/judge-weights.ts). Several workers may each read it once an hour.
  */
-import { DAY_MS, calibrationKindOf, calibrationPairs, isoWeekOf, judgeRuleEvaluatorId, judgeWindowAt, judgeWindowKey, judgeWindowOf, type AlertRule, type CalibrationKind, type JudgeWindow, type TimedJudgeAnswer } from '@feedloop/core';
+import { DAY_MS, calibrationKindOf, calibrationPairs, isoWeekOf, judgeRuleEvaluatorId, judgeWindowKey, judgeWindowOf, judgeWindowReplay, type AlertRule, type JudgeWindow } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { findEvaluator } from '../store/evaluators.js';
 import { judgedUnits, timedJudgeAnswers } from '../store/judge-calibration-reads.js';
@@ -65,7 +65,7 @@ async function readJudgeWindow(db: SqlExecutor, workspaceId: string, evaluatorId
 /**
  * The judge_agreement rules' calibrations at any past hour, for the rule editor's preview
  * (`POST /v1/alert-rules/preview`): each rule's evaluator's answers over the replayed days plus
- * its window before them, read once, and core's `judgeWindowAt` at each hour asked for. The
+ * its window before them, read once, and core's `judgeWindowReplay` at each hour asked for. The
  * live tick reads the same window at most hourly, so an hourly replay sees what it saw, but
  * for retractions and replaced votes since (a replay has their current state only).
  *
@@ -74,7 +74,7 @@ async function readJudgeWindow(db: SqlExecutor, workspaceId: string, evaluatorId
  * previewAlerts({ rules, buckets, registered, from, to, judges });
  */
 export async function judgeAgreementHistory(db: SqlExecutor, workspaceId: string, rules: readonly AlertRule[], from: Date, to: Date): Promise<(now: Date) => ReadonlyMap<string, JudgeWindow>> {
-  const replays: Array<{ key: string; windowDays: number; kind: CalibrationKind; answers: TimedJudgeAnswer[] }> = [];
+  const replays: Array<{ key: string; windowDays: number; at: (now: number, windowDays: number) => JudgeWindow }> = [];
   for (const rule of rules) {
     const evaluatorId = judgeRuleEvaluatorId(rule);
     if (!rule.enabled || evaluatorId === undefined || rule.windowDays === undefined) continue;
@@ -84,7 +84,7 @@ export async function judgeAgreementHistory(db: SqlExecutor, workspaceId: string
     // A missing evaluator has no window: n = 0, "not enough data", as live.
     if (!evaluator) continue;
     const answers = await timedJudgeAnswers(db, workspaceId, evaluator.id, new Date(from.getTime() - rule.windowDays * DAY_MS), to);
-    replays.push({ key, windowDays: rule.windowDays, kind: calibrationKindOf(evaluator.kind, evaluator.output), answers });
+    replays.push({ key, windowDays: rule.windowDays, at: judgeWindowReplay(answers, calibrationKindOf(evaluator.kind, evaluator.output)) });
   }
-  return (now) => new Map(replays.map((r) => [r.key, judgeWindowAt(r.answers, r.kind, now.getTime(), r.windowDays)]));
+  return (now) => new Map(replays.map((r) => [r.key, r.at(now.getTime(), r.windowDays)]));
 }
