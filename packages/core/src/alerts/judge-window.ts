@@ -82,23 +82,28 @@ export function judgeWindowReplay(answers: readonly TimedJudgeAnswer[], kind: Ca
   for (const p of prepared) for (const c of [p.judge, ...p.labels]) if (c !== null && !index.has(c)) index.set(c, index.size);
   const k = index.size;
   const table = new Float64Array(Math.max(1, k * k));
+  // Items and labels as numbers, so an instant's pass is over typed arrays (721 instants × 10,000s of answers).
+  const units = new Map<string, number>();
+  const unitOf = Int32Array.from(prepared, (p) => units.get(p.unitId) ?? units.set(p.unitId, units.size).size - 1);
+  const judgeOf = Int32Array.from(prepared, (p) => index.get(p.judge) as number);
+  const humanOf = prepared.map((p) => p.labels.map((l) => (l === null ? -1 : (index.get(l) as number))));
+  const latest = new Int32Array(units.size);
   return (now, windowDays) => {
-    const latest = new Map<string, Prepared>();
+    const start = lowerBound(ats, now - windowDays * DAY_MS);
+    const end = lowerBound(ats, now);
     // Ascending by instant: a later answer of the same item replaces an earlier one.
-    for (let i = lowerBound(ats, now - windowDays * DAY_MS); i < prepared.length && (prepared[i] as Prepared).at < now; i++) {
-      const p = prepared[i] as Prepared;
-      latest.set(p.unitId, p);
-    }
+    for (let i = start; i < end; i++) latest[unitOf[i] as number] = i;
     table.fill(0);
     let n = 0;
     let agreeing = 0;
-    for (const p of latest.values()) {
-      let at = p.times.length - 1;
-      while (at >= 0 && (p.times[at] as number) > now) at--;
-      const human = at < 0 ? null : (p.labels[at] ?? null);
-      if (human === null) continue;
-      const row = index.get(p.judge) as number;
-      const column = index.get(human) as number;
+    for (let i = start; i < end; i++) {
+      if (latest[unitOf[i] as number] !== i) continue;
+      const times = (prepared[i] as Prepared).times;
+      let at = times.length - 1;
+      while (at >= 0 && (times[at] as number) > now) at--;
+      const column = at < 0 ? -1 : ((humanOf[i] as number[])[at] as number);
+      if (column < 0) continue;
+      const row = judgeOf[i] as number;
       table[row * k + column] = (table[row * k + column] as number) + 1;
       n++;
       if (row === column) agreeing++;
