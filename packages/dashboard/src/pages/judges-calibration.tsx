@@ -30,18 +30,20 @@ function FigureRow({ label, e, f }: { label: string; e: Estimate | null; f: (x: 
 /** The figures of one period: agreement, kappa and, for ratings, weighted kappa and rho. */
 function Figures({ c, over }: { c: CalibrationFigures; over: string }) {
   return (
-    <div class="table-wrap">
-      <table class="stack figures-table" aria-label="Calibration">
-        <caption>Calibration over {over}</caption>
-        <thead><tr><th scope="col">Statistic</th><th scope="col" class="n">Value</th><th scope="col" class="n">95 % interval</th><th scope="col" class="n">n</th></tr></thead>
-        <tbody>
-          <FigureRow label="Agreement" e={c.agreement} f={share} />
-          <FigureRow label="Cohen's kappa" e={c.cohenKappa} f={coef} />
-          <FigureRow label="Quadratic-weighted kappa" e={c.weightedKappa} f={coef} />
-          <FigureRow label="Spearman's rho" e={c.spearman} f={coef} />
-        </tbody>
-      </table>
-    </div>
+    <>
+      <h3>Over {over}</h3>
+      <div class="table-wrap">
+        <table class="stack figures-table" aria-label="Calibration">
+          <thead><tr><th scope="col">Statistic</th><th scope="col" class="n">Value</th><th scope="col" class="n">95 % interval</th><th scope="col" class="n">n</th></tr></thead>
+          <tbody>
+            <FigureRow label="Agreement" e={c.agreement} f={share} />
+            <FigureRow label="Cohen's kappa" e={c.cohenKappa} f={coef} />
+            <FigureRow label="Quadratic-weighted kappa" e={c.weightedKappa} f={coef} />
+            <FigureRow label="Spearman's rho" e={c.spearman} f={coef} />
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
 
