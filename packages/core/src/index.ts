@@ -183,6 +183,7 @@ export {
 export { TARGET_CAP_PER_VOTER, targetState, type TargetDecision, type TargetEvent, type TargetHistoryEntry, type TargetState } from './targets/target-state.js';
 export { documentScore, documentSource, type DocumentCounts, type DocumentScore } from './documents/document-score.js';
 export { previewAlerts, type HourlyRegistered, type PreviewedAlert } from './alerts/preview-alerts.js';
+export { judgeWindowAt, judgeWindowOf, judgeWindowReplay, type TimedJudgeAnswer, type TimedLabelEvent } from './alerts/judge-window.js';
 export { FIGURE_SIGNIFICANT_DIGITS, roundFigure, roundingReplacer } from './round-figures.js';
 export { chunkPhrases, type TaggedToken } from './insights/phrase-chunks.js';
 export { DEFAULT_PHRASE_THEME_SUPPORT, NEAR_DUPLICATE_JACCARD, SEMANTIC_THEME_COSINE, SENTIMENT_SIDE, THEME_RISE_ALPHA, commentPolarity, nearDuplicates, phraseThemes, semanticSameTheme, type PhraseComment, type PhraseTheme, type ThemeOptions } from './insights/phrase-themes.js';

@@ -5,7 +5,7 @@
  */
 
 /** The response list's filters (`GET /v1/responses`; a queue rule's or a bulk add's `filter` takes the same). */
-export const FILTERS = ['comment', 'rating', 'category', 'agent', 'model', 'experimentId', 'variant', 'minScore', 'maxScore', 'scoreName', 'scoreMin', 'scoreMax', 'scoreValue', 'since', 'until'] as const;
+export const FILTERS = ['comment', 'rating', 'category', 'agent', 'model', 'experimentId', 'variant', 'minScore', 'maxScore', 'scoreName', 'scoreMin', 'scoreMax', 'scoreValue', 'hasCorrection', 'conflicting', 'since', 'until'] as const;
 export type FilterName = (typeof FILTERS)[number];
 /** Filters as the URL and the form hold them (dates as YYYY-MM-DD). */
 export type Filters = Partial<Record<FilterName, string>>;

@@ -53,12 +53,12 @@ export function Card({ title, children, wide }: { title: string; children: Compo
   );
 }
 
-/** One figure with a label and an optional line under it. */
-export function Figure({ label, value, sub }: { label: string; value: string; sub?: string }) {
+/** One figure with a label and an optional line under it; `name` marks its value (`data-figure`) for tests. */
+export function Figure({ label, value, sub, name }: { label: string; value: string; sub?: string; name?: string }) {
   return (
     <div class="figure">
       <div class="label">{label}</div>
-      <div class="value">{value}</div>
+      <div class="value" data-figure={name}>{value}</div>
       {sub ? <div class="sub">{sub}</div> : null}
     </div>
   );

@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refreshJudgeWeights } from '../src/pipeline/judge-weights.js';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js';
 import { startJudge } from './evaluator-server.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
@@ -30,7 +31,7 @@ const share = (x: number | null): string => (x === null ? '–' : `${(100 * x).t
 const coef = (x: number | null): string => (x === null ? '–' : x.toFixed(2));
 
 interface Estimate { value: number | null; low: number | null; high: number | null; n: number }
-interface Report { judged: number; n: number; agreement: Estimate; cohenKappa: Estimate; weeks: Array<{ week: string; n: number; agreement: Estimate; cohenKappa: Estimate }>; disagreements: Array<{ responseId: string; judge: string; human: string }> }
+interface Report { from: string; to: string; judged: number; n: number; agreement: Estimate; cohenKappa: Estimate; weeks: Array<{ week: string; n: number; agreement: Estimate; cohenKappa: Estimate }>; disagreements: Array<{ responseId: string; judge: string; human: string }> }
 
 describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
   let t: TestApp;
@@ -73,6 +74,16 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
       ],
     });
     await t.services.pipeline.idle(20_000);
+    // Later: u2 rewrites the answer it liked (a conflict, and a correction), u3 corrects another.
+    await call('POST', '/v1/feedback/batch', {
+      events: [
+        vote('jd-r5', 'correction', 'u2', { payload: { corrected: 'a wholly different and much longer answer, rewritten' } }),
+        vote('jd-r6', 'correction', 'u3', { payload: { corrected: 'a fixed answer' } }),
+      ],
+    });
+    await t.services.pipeline.idle(20_000);
+    // The hourly weight check, now: the weight state has its kappa, n and window.
+    await refreshJudgeWeights(t.db, { force: true });
     url = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchBrowser();
   }, 240_000);
@@ -102,6 +113,11 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
     for (const id of [ids.good, ids.strict]) {
       const api = await call('GET', `/v1/evaluators/${id}`);
       for (const status of ['done', 'pending', 'dead'] as const) expect(await figure(page, `tr[data-evaluator="${id}"]`, status), `${api.name} ${status}`).toBe(String(api.calls[status]));
+    }
+    for (const id of [ids.good, ids.strict]) {
+      const { weight } = await call('GET', `/v1/evaluators/${id}`);
+      expect(await figure(page, `tr[data-evaluator="${id}"]`, 'weight-kappa')).toBe(coef(weight.kappa));
+      expect(await figure(page, `tr[data-evaluator="${id}"]`, 'weight-n')).toBe(String(weight.n));
     }
     expect((await call('GET', `/v1/evaluators/${ids.good}`)).calls).toEqual({ pending: 0, done: 7, dead: 0 });
     expect((await call('GET', `/v1/evaluators/${ids.strict}`)).calls).toEqual({ pending: 0, done: 0, dead: 7 });
@@ -134,8 +150,48 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
     expect(await page.textContent('[data-figure="rule"]')).toBe(evaluator.weight.rule);
     expect(evaluator.weight.factor).toBe(0);
     expect(await page.textContent('main')).toContain('weighs 0 in the composite score');
+    expect(await figure(page, '.card', 'weight-factor')).toBe(String(evaluator.weight.factor));
+    expect(await figure(page, '.card', 'weight-kappa')).toBe(coef(evaluator.weight.kappa));
+    expect(await figure(page, '.card', 'weight-n')).toBe(String(evaluator.weight.n));
+    // The default period is the API's 90 days, not the weight check's 30: the page says so.
+    const shownFrom = (await page.getAttribute('.calibration', 'data-from')) ?? '';
+    expect(Date.parse((await page.getAttribute('.calibration', 'data-to')) ?? '') - Date.parse(shownFrom)).toBe(90 * 86_400_000);
+    expect(await page.getAttribute('.calibration [data-against]', 'data-against')).toBe('other');
     await page.screenshot({ path: join(SHOTS, 'judges-detail-1280.png'), fullPage: true });
     await noSideways(page);
+
+    // One screen, one truth: over the weight check's own window, the calibration is the weight state's kappa and n.
+    const w = evaluator.weight.window as { from: string; to: string };
+    expect(w.to).toBe(evaluator.weight.checkedAt);
+    expect(Date.parse(w.to) - Date.parse(w.from)).toBe(30 * 86_400_000);
+    const inWindow = (await call('GET', `/v1/evaluators/${ids.good}/calibration?from=${encodeURIComponent(w.from)}&to=${encodeURIComponent(w.to)}`)) as Report;
+    expect(inWindow.n).toBe(evaluator.weight.n);
+    expect(inWindow.cohenKappa.value).toBeCloseTo(evaluator.weight.kappa as number, 6);
+    await page.click('a[data-range="weight"]');
+    await page.waitForSelector(`.calibration[data-from="${w.from}"]`);
+    expect(await page.getAttribute('.calibration', 'data-to')).toBe(w.to);
+    expect(await page.getAttribute('.calibration [data-against]', 'data-against')).toBe('same');
+    expect(await figure(page, '.calibration', 'n')).toBe(String(evaluator.weight.n));
+    expect(await figure(page, 'table.figures-table', "Cohen's kappa")).toBe(await figure(page, '.card', 'weight-kappa'));
+    expect(await figure(page, 'table.figures-table', 'Agreement')).toBe(share(inWindow.agreement.value));
+
+    // A period of days from the form goes to the API as it is: the figures are that period's.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    for (const [from, before, n] of [[day(-1), day(1), 6], [day(-3), day(-1), 0]] as const) {
+      await page.fill('form[aria-label="Calibration period"] input[name=from]', from);
+      await page.fill('form[aria-label="Calibration period"] input[name=to]', before);
+      await page.click('form[aria-label="Calibration period"] button[type=submit]');
+      const iso = (d: string) => new Date(d).toISOString();
+      await page.waitForSelector(`.calibration[data-from="${iso(from)}"][data-to="${iso(before)}"]`);
+      expect(page.url()).toContain(`from=${encodeURIComponent(iso(from))}`);
+      const ranged = (await call('GET', `/v1/evaluators/${ids.good}/calibration?from=${iso(from)}&to=${iso(before)}`)) as Report;
+      expect(ranged.n).toBe(n);
+      expect(await figure(page, '.calibration', 'judged')).toBe(String(ranged.judged));
+      expect(await figure(page, '.calibration', 'n')).toBe(String(ranged.n));
+      if (n > 0) expect(await figure(page, 'table.figures-table', "Cohen's kappa")).toBe(coef(ranged.cohenKappa.value));
+    }
+    await page.goto(`${url}/#/judges/${ids.good}`);
+    await page.waitForSelector('.calibration [data-against="other"]');
 
     // A disagreement opens its response: the judge's answer beside the people's feedback.
     await page.click('ul.disagreements li[data-response="jd-r1"] a');
@@ -208,10 +264,103 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
     expect(await row.getAttribute('data-status')).toBe('dead');
     expect(await row.locator('code').textContent()).toBe(`${dead.lastError} (HTTP 400)`);
     await row.locator('button:text-is("Retry")').click();
-    await page.waitForFunction((id) => document.querySelector('.card[aria-label="Latest calls"] [role=status]')?.textContent === `Call ${id} is sent again.`, dead.id);
+    await page.waitForFunction((id) => document.querySelector('.card[aria-label="Calls"] .pager [role=status]')?.textContent === `Call ${id} is sent again.`, dead.id);
     // The call left the dead letters (its judge has stopped since, so it waits for a retry).
     const after = ((await call('GET', `/v1/evaluators/${ids.strict}/calls?limit=100`)).calls as Array<{ id: number; status: string }>).find((c) => c.id === dead.id);
     expect(after?.status).not.toBe('dead');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("pages through an evaluator's calls as the API pages them, filters them by status, and backfills with its progress shown", async () => {
+    // 25 responses judged on arrival by one judge; another made after them judges them by a backfill only.
+    // A judge of this test's own: the evaluator server closes its judges after each test.
+    const j = await startJudge();
+    const make = async (name: string) => (await call('POST', '/v1/evaluators', { name, url: j.url, secret: j.secret, kind: 'pointwise', output: 'thumbs', filter: { agent: 'paging' } })).id as string;
+    const pager = await make('pager');
+    await call('POST', '/v1/responses/batch', { responses: Array.from({ length: 25 }, (_, i) => ({ id: `jd-p${i}`, query: `Paged ${i}?`, answer: `a good answer ${i}`, agent: 'paging' })) });
+    await t.services.pipeline.idle(20_000);
+    const late = await make('late');
+    const { page, errors } = await login();
+    await page.goto(`${url}/#/judges/${pager}`);
+    await page.waitForSelector('table.calls tbody tr');
+    const shown = () => page.locator('table.calls tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-call'))));
+    const first = (await call('GET', `/v1/evaluators/${pager}/calls?limit=20`)) as { calls: Array<{ id: number }>; nextCursor: string };
+    const second = (await call('GET', `/v1/evaluators/${pager}/calls?limit=20&cursor=${encodeURIComponent(first.nextCursor)}`)) as { calls: Array<{ id: number }>; nextCursor: string | null };
+    expect([first.calls.length, second.calls.length, second.nextCursor]).toEqual([20, 5, null]);
+    expect(await shown()).toEqual(first.calls.map((c) => c.id));
+    await page.click('.pager button:text-is("Older")');
+    await page.waitForSelector('[data-page="2"]');
+    await page.waitForFunction(() => document.querySelectorAll('table.calls tbody tr').length === 5);
+    expect(await shown()).toEqual(second.calls.map((c) => c.id));
+    expect(await page.locator('.pager button:text-is("Older")').count()).toBe(0);
+    await page.click('.pager button:text-is("Newer")');
+    await page.waitForSelector('[data-page="1"]');
+    await page.waitForFunction(() => document.querySelectorAll('table.calls tbody tr').length === 20);
+    expect(await shown()).toEqual(first.calls.map((c) => c.id));
+
+    // The status filter: the strict judge's dead letters, as the API lists them.
+    await page.goto(`${url}/#/judges/${ids.strict}`);
+    await page.waitForSelector('table.calls tbody tr');
+    await page.selectOption('select[name=status]', 'done');
+    await page.waitForSelector('.card[aria-label="Calls"] p.note:text-is("No calls here.")');
+    await page.selectOption('select[name=status]', 'dead');
+    await page.waitForSelector('table.calls tbody tr');
+    const dead = (await call('GET', `/v1/evaluators/${ids.strict}/calls?status=dead&limit=20`)).calls as Array<{ id: number }>;
+    expect(await shown()).toEqual(dead.map((c) => c.id));
+
+    // A backfill from the page: its progress moves on the page until it is the API's, done.
+    await page.goto(`${url}/#/judges/${late}`);
+    const form = page.locator('form[aria-label="New backfill"]');
+    await form.waitFor();
+    // Another evaluator's page starts afresh: its own settings, every status.
+    expect(await page.inputValue('form[aria-label="Evaluator settings"] input[name=name]')).toBe('late');
+    expect(await page.inputValue('select[name=status]')).toBe('');
+    await form.locator('input[name=since]').fill(new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
+    await form.locator('input[name=limit]').fill('10');
+    await form.locator('button[type=submit]').click();
+    await page.waitForFunction(() => document.querySelector('form[aria-label="New backfill"] [role=status]')?.textContent?.startsWith('Backfill '));
+    const [made] = (await call('GET', `/v1/evaluators/${late}/backfills`)).backfills as Array<{ id: string; limit: number }>;
+    expect(made?.limit).toBe(10);
+    const row = `tr[data-backfill="${made?.id}"]`;
+    await page.waitForSelector(`${row}[data-status="done"]`, { timeout: 30_000 });
+    await page.waitForFunction((sel) => document.querySelector(`${sel} [data-figure="done"]`)?.textContent === '10', row, { timeout: 30_000 });
+    const progress = (await call('GET', `/v1/evaluators/${late}/backfills/${made?.id}`)) as { considered: number; queued: number; calls: { done: number; pending: number; dead: number } };
+    expect(progress).toMatchObject({ queued: 10, calls: { done: 10, pending: 0, dead: 0 } });
+    for (const [name, value] of [['considered', progress.considered], ['queued', progress.queued], ['done', progress.calls.done], ['pending', progress.calls.pending], ['dead', progress.calls.dead]] as const) {
+      expect(await figure(page, row, name), name).toBe(String(value));
+    }
+    await page.screenshot({ path: join(SHOTS, 'judges-backfill-1280.png'), fullPage: true });
+    await noSideways(page);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('filters the responses by a correction and by conflicting signals, in the URL, as the API does', async () => {
+    const { page, errors } = await login();
+    await page.goto(`${url}/#/responses?agent=calibration`);
+    await page.waitForSelector('table.responses tbody tr');
+    const rows = () => page.locator('table.responses tbody tr input[name=pick]').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    const listed = async (qs: string) => ((await call('GET', `/v1/responses?agent=calibration&${qs}`)).data as Array<{ id: string }>).map((r) => r.id);
+    for (const [hasCorrection, conflicting, expected] of [
+      ['true', '', ['jd-r6', 'jd-r5']],
+      ['', 'true', ['jd-r5']],
+      ['false', 'false', ['jd-r4', 'jd-r3', 'jd-r2', 'jd-r1', 'jd-r0']],
+    ] as const) {
+      await page.selectOption('select[name=hasCorrection]', hasCorrection);
+      await page.selectOption('select[name=conflicting]', conflicting);
+      await page.click('form.filters button[type=submit]');
+      const qs = new URLSearchParams({ ...(hasCorrection ? { hasCorrection } : {}), ...(conflicting ? { conflicting } : {}) }).toString();
+      const api = await listed(qs);
+      expect(api, qs).toEqual(expected);
+      await page.waitForFunction((want) => JSON.stringify(Array.from(document.querySelectorAll('table.responses tbody tr input[name=pick]'), (i) => (i as HTMLInputElement).value)) === want, JSON.stringify(api));
+      for (const [k, v] of Object.entries({ hasCorrection, conflicting })) expect(page.url().includes(`${k}=${v}`), `${k} in the URL`).toBe(v !== '');
+    }
+    // The URL is the state: a reload keeps the filters and the list.
+    await page.reload();
+    await page.waitForSelector('table.responses tbody tr');
+    expect([await page.inputValue('select[name=hasCorrection]'), await page.inputValue('select[name=conflicting]')]).toEqual(['false', 'false']);
+    expect(await rows()).toEqual(await listed('hasCorrection=false&conflicting=false'));
     expect(errors).toEqual([]);
     await page.close();
   });

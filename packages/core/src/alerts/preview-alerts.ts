@@ -8,7 +8,7 @@
  */
 import type { AlertRule, AlertSeverity } from './alert-rules.js';
 import { HOUR_MS, type HourlyCounts } from './alert-window.js';
-import { evaluateAlerts, type OpenAlert, type RegisteredCounts } from './evaluate-alerts.js';
+import { evaluateAlerts, type JudgeWindow, type OpenAlert, type RegisteredCounts } from './evaluate-alerts.js';
 
 /** Responses and sessions registered in one UTC hour. */
 export interface HourlyRegistered extends RegisteredCounts {
@@ -32,7 +32,8 @@ export interface PreviewedAlert {
 
 /**
  * Replays `rules` at every hour from `from` to `to` over `buckets` (which should start a window
- * and a baseline before `from`). Sessions registered are summed by hour, which overcounts a
+ * and a baseline before `from`); judge_agreement rules over `judges` at each hour (the live tick
+ * reads a judge's calibration at most hourly too). Sessions registered are summed by hour, which overcounts a
  * session spanning hours: a preview's escalation rate can read a little lower than the live one.
  *
  * @example
@@ -45,6 +46,11 @@ export function previewAlerts(input: {
   registered: readonly HourlyRegistered[];
   from: Date;
   to: Date;
+  /**
+   * The judge_agreement rules' calibrations as they stood at an hour (per core's `judgeWindowKey`),
+   * e.g. by `judgeWindowAt`; absent, those rules see no data, as live without a calibration.
+   */
+  judges?: (now: Date) => ReadonlyMap<string, JudgeWindow>;
 }): PreviewedAlert[] {
   const out: PreviewedAlert[] = [];
   let open: OpenAlert[] = [];
@@ -68,7 +74,7 @@ export function previewAlerts(input: {
       }
       registered.set(w, { responses, sessions });
     }
-    const changes = evaluateAlerts({ now, rules: input.rules, buckets: input.buckets, registered, open });
+    const changes = evaluateAlerts({ now, rules: input.rules, buckets: input.buckets, registered, open, ...(input.judges ? { judges: input.judges(now) } : {}) });
     for (const c of changes) {
       if (c.type === 'pending') {
         open.push({ id: `p${nextId++}`, ruleId: c.observation.ruleId, fingerprint: c.observation.fingerprint, state: 'pending', activeAt: now, labels: c.observation.labels });

@@ -6,8 +6,11 @@
 /** A statistic with its 95 % interval and the units it rests on (core's Estimate). */
 export interface Estimate { value: number | null; low: number | null; high: number | null; n: number }
 
-/** The weight rule's state on an evaluator: its events weigh `factor` × the human weight. */
-export interface WeightState { factor: number; kappa: number | null; n: number; checkedAt: string | null; rule: string }
+/**
+ * The weight rule's state at its last (hourly) check: its events weigh `factor` × the human
+ * weight; `kappa` and `n` are over `window` (the 30 days to `checkedAt`; null before a check).
+ */
+export interface WeightState { factor: number; kappa: number | null; n: number; checkedAt: string | null; window: { from: string; to: string } | null; rule: string }
 
 /** Calls by status. */
 export interface CallCounts { pending: number; done: number; dead: number }
@@ -30,6 +33,21 @@ export interface Evaluator {
   createdAt: string;
   updatedAt: string;
   calls?: CallCounts;
+}
+
+/** A backfill with its progress (`GET /v1/evaluators/:id/backfills`). */
+export interface Backfill {
+  id: string;
+  evaluatorVersion: number;
+  since: string;
+  until: string;
+  limit: number;
+  status: 'running' | 'done';
+  considered: number;
+  queued: number;
+  calls: CallCounts;
+  createdAt: string;
+  finishedAt: string | null;
 }
 
 /** One call of the log. */

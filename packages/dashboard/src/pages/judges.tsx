@@ -1,33 +1,34 @@
 /**
  * Judges (issue 28; docs/evaluators.md): the workspace's evaluators with their calls, errors and
- * weight state, and a form to make one; an evaluator at `#/judges/<id>` with its weight (factor,
- * kappa, n, the rule), its calls and their errors (a dead letter can be sent again), its
- * calibration against the humans (the whole period and per ISO week, each figure with its 95 %
- * interval and n), the disagreements worst first (each opens its response), and its settings.
- * Every figure is the API's, shown as given: the page computes none of its own.
+ * weight state, and a form to make one; an evaluator at `#/judges/<id>` with its weight state
+ * (the factor, and the kappa and n of the hourly weight check with the 30 days they are over),
+ * its calibration against the humans over a period in the URL (`?from=&to=`; the API's last 90
+ * days by default, or the weight check's own window), the disagreements worst first (each opens
+ * its response), its calls paged (a dead letter can be sent again), backfills with their progress,
+ * and its settings. Every figure is the API's and names what it is over, so no two figures claim
+ * the same thing with different values: the page computes none of its own.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash, useRoute } from '../route.js';
-import { Card, Figure, LineChart, Show, duration, num, useLoad } from '../ui.js';
+import { Card, Figure, Show, num, useLoad } from '../ui.js';
+import { CalibrationPanel, type Range } from './judges-calibration.js';
+import { Backfills, CallLog } from './judges-calls.js';
 import { EvaluatorForm } from './judges-form.js';
-import type { Calibration, CalibrationFigures, Estimate, Evaluator, EvaluatorCall } from './judges-types.js';
+import { coef, period, share, when } from './judges-format.js';
+import type { Evaluator } from './judges-types.js';
 
-const when = (iso: string | null): string => (iso === null ? '–' : new Date(iso).toLocaleString());
-/** A coefficient to 2 decimals (kappa, rho). */
-const coef = (x: number | null): string => (x === null ? '–' : x.toFixed(2));
-/** A share as a percentage to 1 decimal. */
-const share = (x: number | null): string => (x === null ? '–' : `${(100 * x).toFixed(1)} %`);
-const interval = (e: Estimate, f: (x: number | null) => string): string => (e.low === null || e.high === null ? 'no interval' : `${f(e.low)} to ${f(e.high)}`);
 const what = (e: Evaluator): string => (e.kind === 'pairwise' ? 'pairwise' : `pointwise · ${e.output}`);
 
 /** The weight state in words: counted or not, and why. */
 function WeightText({ e }: { e: Evaluator }) {
   const w = e.weight;
   return (
-    <span data-figure="weight-factor">
-      {w.factor > 0 ? <strong>{`counts ${w.factor} × human`}</strong> : <strong>weighs 0</strong>}
-      <span class="note"> (kappa {coef(w.kappa)}, n {num(w.n)}{w.checkedAt ? `, checked ${when(w.checkedAt)}` : ', not checked yet'})</span>
+    <span class="weight">
+      <strong data-figure="weight-factor">{w.factor > 0 ? `counts ${w.factor} × human` : 'weighs 0'}</strong>
+      <span class="note">
+        {w.window ? <> (weight check: kappa <span data-figure="weight-kappa">{coef(w.kappa)}</span>, n <span data-figure="weight-n">{num(w.n)}</span> over {period(w.window.from, w.window.to)})</> : ' (not checked yet)'}
+      </span>
     </span>
   );
 }
@@ -79,148 +80,7 @@ function JudgeList() {
   );
 }
 
-function FigureRow({ label, e, f }: { label: string; e: Estimate | null; f: (x: number | null) => string }) {
-  if (!e) return null;
-  return (
-    <tr>
-      <th scope="row" data-label="">{label}</th>
-      <td data-label="Value" class="n" data-figure={label}>{f(e.value)}</td>
-      <td data-label="95 % interval" class="n">{interval(e, f)}</td>
-      <td data-label="n" class="n">{num(e.n)}</td>
-    </tr>
-  );
-}
-
-/** The figures of one period: agreement, kappa and, for ratings, weighted kappa and rho. */
-function Figures({ c }: { c: CalibrationFigures }) {
-  return (
-    <div class="table-wrap">
-      <table class="stack figures-table" aria-label="Calibration">
-        <thead><tr><th scope="col">Statistic</th><th scope="col" class="n">Value</th><th scope="col" class="n">95 % interval</th><th scope="col" class="n">n</th></tr></thead>
-        <tbody>
-          <FigureRow label="Agreement" e={c.agreement} f={share} />
-          <FigureRow label="Cohen's kappa" e={c.cohenKappa} f={coef} />
-          <FigureRow label="Quadratic-weighted kappa" e={c.weightedKappa} f={coef} />
-          <FigureRow label="Spearman's rho" e={c.spearman} f={coef} />
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function CalibrationPanel({ id }: { id: string }) {
-  const [cal] = useLoad(() => api<Calibration>('GET', `/v1/evaluators/${encodeURIComponent(id)}/calibration`), [id]);
-  return (
-    <Show value={cal} height={260}>
-      {(c) => (
-        <div class="calibration" data-n={c.n}>
-          <p class="note">
-            From {when(c.from)} to {when(c.to)}: <strong data-figure="judged">{num(c.judged)}</strong> judged, <strong data-figure="n">{num(c.n)}</strong> with a human label too.
-            Intervals are 95 % bootstrap over units.
-          </p>
-          {c.n === 0 ? <p class="note">No unit has both the judge's answer and a human label yet: calibration needs responses the users rated or reviewers reviewed.</p> : (
-            <>
-              <Figures c={c} />
-              <h3>Per week</h3>
-              {c.weeks.length > 1 ? (
-                <LineChart
-                  labels={c.weeks.map((w) => w.week)}
-                  series={[
-                    { name: 'Agreement %', values: c.weeks.map((w) => (w.agreement.value === null ? null : 100 * w.agreement.value)), color: '#1f6feb' },
-                    { name: "Cohen's kappa × 100", values: c.weeks.map((w) => (w.cohenKappa.value === null ? null : 100 * Math.max(0, w.cohenKappa.value))), color: '#8a3ffc' },
-                  ]}
-                />
-              ) : null}
-              <div class="table-wrap">
-                <table class="stack weeks" aria-label="Calibration per week">
-                  <thead><tr><th scope="col">Week of</th><th scope="col" class="n">n</th><th scope="col" class="n">Agreement</th><th scope="col" class="n">Cohen's kappa</th></tr></thead>
-                  <tbody>
-                    {c.weeks.map((w) => (
-                      <tr key={w.week} data-week={w.week}>
-                        <td data-label="Week of">{w.week}</td>
-                        <td data-label="n" class="n" data-figure="n">{num(w.n)}</td>
-                        <td data-label="Agreement" class="n"><span data-figure="agreement">{share(w.agreement.value)}</span> <span class="note">({interval(w.agreement, share)})</span></td>
-                        <td data-label="Cohen's kappa" class="n"><span data-figure="kappa">{coef(w.cohenKappa.value)}</span> <span class="note">({interval(w.cohenKappa, coef)})</span></td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <h3>Confusion (rows: the judge, columns: the humans)</h3>
-              <div class="table-wrap">
-                <table class="confusion" aria-label="Confusion">
-                  <thead><tr><th scope="col">judge \ humans</th>{c.confusion.labels.map((l) => <th key={l} scope="col" class="n">{l}</th>)}</tr></thead>
-                  <tbody>
-                    {c.confusion.labels.map((l, i) => (
-                      <tr key={l}><th scope="row">{l}</th>{(c.confusion.counts[i] ?? []).map((k, j) => <td key={j} class="n">{num(k)}</td>)}</tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <h3>Disagreements ({num(c.disagreements.length)}), worst first</h3>
-              {c.disagreements.length === 0 ? <p class="note">None: the judge agrees with the humans on every unit.</p> : (
-                <ul class="disagreements">
-                  {c.disagreements.map((d) => (
-                    <li key={d.unitId} data-response={d.responseId}>
-                      <a href={routeHash('responses', d.responseId)}>{d.responseId}</a>: judge <strong>{d.judge}</strong>, humans <strong>{d.human}</strong>
-                      <span class="note"> · week of {d.week}{d.distance !== 1 ? ` · ${d.distance} apart` : ''}</span>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </>
-          )}
-        </div>
-      )}
-    </Show>
-  );
-}
-
-function CallLog({ id, onRetried }: { id: string; onRetried: () => void }) {
-  const [page, reload] = useLoad(() => api<{ calls: EvaluatorCall[] }>('GET', `/v1/evaluators/${encodeURIComponent(id)}/calls?limit=20`), [id]);
-  const [status, setStatus] = useState('');
-  const retry = async (callId: number) => {
-    try {
-      await api('POST', `/v1/evaluators/${encodeURIComponent(id)}/calls/${callId}/retry`, {});
-      setStatus(`Call ${callId} is sent again.`);
-      reload();
-      onRetried();
-    } catch (err) {
-      setStatus(err instanceof Error ? err.message : String(err));
-    }
-  };
-  return (
-    <Show value={page}>
-      {(p) => p.calls.length === 0 ? <p class="note">No calls yet: new responses that match the filter are judged as they arrive.</p> : (
-        <>
-          <div class="table-wrap">
-            <table class="stack calls" aria-label="Latest calls">
-              <thead><tr><th scope="col">Call</th><th scope="col">Response</th><th scope="col">Status</th><th scope="col" class="n">Attempts</th><th scope="col" class="n">Latency</th><th scope="col">Error</th></tr></thead>
-              <tbody>
-                {p.calls.map((c) => (
-                  <tr key={c.id} data-call={c.id} data-status={c.status}>
-                    <td data-label="Call">{c.id} <span class="note">v{c.evaluatorVersion} · {c.origin} · {when(c.createdAt)}</span></td>
-                    <td data-label="Response"><a href={routeHash('responses', c.responseId)}>{c.responseId}</a>{c.responseBId ? <> vs <a href={routeHash('responses', c.responseBId)}>{c.responseBId}</a></> : null}</td>
-                    <td data-label="Status">{c.deadLetter ? <strong class="error">dead letter</strong> : c.status}</td>
-                    <td data-label="Attempts" class="n">{num(c.attempts)}</td>
-                    <td data-label="Latency" class="n">{duration(c.latencyMs)}</td>
-                    <td data-label="Error">
-                      {c.lastError ? <code>{c.lastError}{c.lastStatusCode ? ` (HTTP ${c.lastStatusCode})` : ''}</code> : '–'}
-                      {c.deadLetter ? <> <button type="button" onClick={() => void retry(c.id)}>Retry</button></> : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <span role="status">{status}</span>
-        </>
-      )}
-    </Show>
-  );
-}
-
-function JudgeDetail({ id }: { id: string }) {
+function JudgeDetail({ id, range }: { id: string; range: Range }) {
   const [detail, reload] = useLoad(() => api<Evaluator>('GET', `/v1/evaluators/${encodeURIComponent(id)}`), [id]);
   return (
     <>
@@ -233,21 +93,25 @@ function JudgeDetail({ id }: { id: string }) {
                 <Figure label="Calls done" value={num(e.calls?.done)} />
                 <Figure label="Pending" value={num(e.calls?.pending)} />
                 <Figure label="Dead letters" value={num(e.calls?.dead)} />
-                <Figure label="Weight factor" value={String(e.weight.factor)} sub={e.weight.factor > 0 ? 'counts in the composite score' : 'weighs 0 in the composite score'} />
-                <Figure label="Kappa (last 30 days)" value={coef(e.weight.kappa)} sub={`n ${num(e.weight.n)}`} />
+                <Figure label="Weight factor" name="weight-factor" value={String(e.weight.factor)} sub={e.weight.factor > 0 ? 'counts in the composite score' : 'weighs 0 in the composite score'} />
+                <Figure label="Weight check: Cohen's kappa" name="weight-kappa" value={coef(e.weight.kappa)} sub="the judge against the humans over the check's 30 days" />
+                <Figure label="Weight check: n" name="weight-n" value={num(e.weight.n)} sub="units with both labels in those days" />
               </div>
               <dl class="facts">
-                <dt>Judges</dt><dd>{what(e)} · version {e.version}{e.enabled ? '' : ' · disabled'}</dd>
+                <dt>Judges</dt><dd>{what(e)} · version {e.version}{e.enabled ? '' : ' · disabled'}{e.sample < 1 ? ` · ${share(e.sample)} sampled` : ''}</dd>
                 <dt>URL</dt><dd><code>{e.url}</code></dd>
                 <dt>Weight rule</dt><dd data-figure="rule">{e.weight.rule}</dd>
-                <dt>Weight checked</dt><dd>{when(e.weight.checkedAt)}</dd>
+                <dt>Weight checked</dt><dd data-figure="weight-checked">{e.weight.window ? `${when(e.weight.checkedAt)} (hourly), over ${period(e.weight.window.from, e.weight.window.to)}` : 'not yet (the check runs hourly)'}</dd>
               </dl>
             </Card>
             <Card title="Calibration against the humans" wide>
-              <CalibrationPanel id={e.id} />
+              <CalibrationPanel e={e} range={range} />
             </Card>
-            <Card title="Latest calls" wide>
+            <Card title="Calls" wide>
               <CallLog id={e.id} onRetried={reload} />
+            </Card>
+            <Card title="Backfills" wide>
+              <Backfills id={e.id} kind={e.kind} enabled={e.enabled} />
             </Card>
             <Card title="Settings" wide>
               <EvaluatorForm evaluator={e} onSaved={reload} />
@@ -262,5 +126,7 @@ function JudgeDetail({ id }: { id: string }) {
 /** The Judges page: the list, or one evaluator. */
 export function Judges() {
   const route = useRoute();
-  return route.id === null ? <JudgeList /> : <JudgeDetail id={route.id} />;
+  const range: Range = { from: route.params.get('from') ?? undefined, to: route.params.get('to') ?? undefined };
+  // Keyed by the evaluator: another one's page starts afresh (its settings form, call filter and pages).
+  return route.id === null ? <JudgeList /> : <JudgeDetail key={route.id} id={route.id} range={range} />;
 }

@@ -242,6 +242,20 @@ function Choice({ name, label, values, draft, set }: { name: FilterName; label: 
   );
 }
 
+/** A yes/no filter (`hasCorrection`, `conflicting`): any, true or false, as the API takes them. */
+function Flag({ name, label, yes, no, draft, set }: { name: 'hasCorrection' | 'conflicting'; label: string; yes: string; no: string; draft: Filters; set: (f: Filters) => void }) {
+  return (
+    <label>
+      {label}
+      <select name={name} value={draft[name] ?? ''} onChange={(e) => set({ ...draft, [name]: e.currentTarget.value })}>
+        <option value="">any</option>
+        <option value="true">{yes}</option>
+        <option value="false">{no}</option>
+      </select>
+    </label>
+  );
+}
+
 /**
  * The filter form: applying it changes the list's URL, or calls `onApply` (a queue rule's filter)
  * with `applyLabel` on its button.
@@ -276,6 +290,8 @@ export function FilterForm({ filters, facets, scoreNames, onApply, applyLabel = 
           <option value="unrated">unrated</option>
         </select>
       </label>
+      <Flag name="hasCorrection" label="Corrected" yes="has a user's correction" no="has none" draft={draft} set={setDraft} />
+      <Flag name="conflicting" label="Conflicting signals" yes="its score found conflicts" no="none found" draft={draft} set={setDraft} />
       <Choice name="category" label="Error category" values={facets?.categories ?? null} draft={draft} set={setDraft} />
       <Choice name="agent" label="Agent" values={facets?.agents ?? null} draft={draft} set={setDraft} />
       <Choice name="model" label="Model" values={facets?.models ?? null} draft={draft} set={setDraft} />

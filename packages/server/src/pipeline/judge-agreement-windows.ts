@@ -7,10 +7,10 @@
  * per process, and the alert ticks in between reuse it: the same hourly pace as the weight rule's
  * refresh (pipeline/judge-weights.ts). Several workers may each read it once an hour.
  */
-import { DAY_MS, calibrationKindOf, calibrationPairs, cohenKappa, isoWeekOf, judgeRuleEvaluatorId, judgeWindowKey, type AlertRule, type JudgeWindow } from '@feedloop/core';
+import { DAY_MS, calibrationKindOf, calibrationPairs, isoWeekOf, judgeRuleEvaluatorId, judgeWindowKey, judgeWindowOf, judgeWindowReplay, type AlertRule, type JudgeWindow } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { findEvaluator } from '../store/evaluators.js';
-import { judgedUnits } from '../store/judge-calibration-reads.js';
+import { judgedUnits, timedJudgeAnswers } from '../store/judge-calibration-reads.js';
 
 /** How long a judge's calibration is reused by the alert ticks. */
 export const JUDGE_AGREEMENT_REFRESH_MS = 3_600_000;
@@ -54,11 +54,37 @@ async function readJudgeWindow(db: SqlExecutor, workspaceId: string, evaluatorId
   const evaluator = await findEvaluator(db, workspaceId, evaluatorId);
   if (!evaluator) return { n: 0, kappa: null, agreement: null };
   const units = await judgedUnits(db, workspaceId, evaluator.id, new Date(now.getTime() - windowDays * DAY_MS), now);
-  const pairs = calibrationPairs(
-    units.map((u) => ({ ...u, week: isoWeekOf(u.answeredDay) })),
-    calibrationKindOf(evaluator.kind, evaluator.output),
+  return judgeWindowOf(
+    calibrationPairs(
+      units.map((u) => ({ ...u, week: isoWeekOf(u.answeredDay) })),
+      calibrationKindOf(evaluator.kind, evaluator.output),
+    ),
   );
-  if (pairs.length === 0) return { n: 0, kappa: null, agreement: null };
-  const agreeing = pairs.filter((p) => p.judge === p.human).length;
-  return { n: pairs.length, kappa: cohenKappa(pairs.map((p) => [p.judge, p.human] as const)), agreement: agreeing / pairs.length };
+}
+
+/**
+ * The judge_agreement rules' calibrations at any past hour, for the rule editor's preview
+ * (`POST /v1/alert-rules/preview`): each rule's evaluator's answers over the replayed days plus
+ * its window before them, read once, and core's `judgeWindowReplay` at each hour asked for. The
+ * live tick reads the same window at most hourly, so an hourly replay sees what it saw, but
+ * for retractions and replaced votes since (a replay has their current state only).
+ *
+ * @example
+ * const judges = await judgeAgreementHistory(db, 'ws_1', rules, from, to);
+ * previewAlerts({ rules, buckets, registered, from, to, judges });
+ */
+export async function judgeAgreementHistory(db: SqlExecutor, workspaceId: string, rules: readonly AlertRule[], from: Date, to: Date): Promise<(now: Date) => ReadonlyMap<string, JudgeWindow>> {
+  const replays: Array<{ key: string; windowDays: number; at: (now: number, windowDays: number) => JudgeWindow }> = [];
+  for (const rule of rules) {
+    const evaluatorId = judgeRuleEvaluatorId(rule);
+    if (!rule.enabled || evaluatorId === undefined || rule.windowDays === undefined) continue;
+    const key = judgeWindowKey(rule.windowDays, evaluatorId);
+    if (replays.some((r) => r.key === key)) continue;
+    const evaluator = await findEvaluator(db, workspaceId, evaluatorId);
+    // A missing evaluator has no window: n = 0, "not enough data", as live.
+    if (!evaluator) continue;
+    const answers = await timedJudgeAnswers(db, workspaceId, evaluator.id, new Date(from.getTime() - rule.windowDays * DAY_MS), to);
+    replays.push({ key, windowDays: rule.windowDays, at: judgeWindowReplay(answers, calibrationKindOf(evaluator.kind, evaluator.output)) });
+  }
+  return (now) => new Map(replays.map((r) => [r.key, r.at(now.getTime(), r.windowDays)]));
 }

@@ -35,7 +35,7 @@ export async function refreshJudgeWeights(db: SqlClient, options: { now?: Date; 
     );
     const kappa = pairs.length === 0 ? null : cohenKappa(pairs.map((p) => [p.judge, p.human] as const));
     const factor = judgeWeightFactor(kappa, pairs.length);
-    const before = await recordJudgeWeight(db, evaluator.id, { factor, kappa, n: pairs.length });
+    const before = await recordJudgeWeight(db, evaluator.id, { factor, kappa, n: pairs.length, checkedAt: now });
     if (before !== factor) {
       await markJudgedResponsesDirty(db, evaluator.id);
       changed++;

@@ -288,15 +288,16 @@ export async function evaluatorsDueForWeight(db: SqlExecutor, checkedBefore: Dat
  * Records an evaluator's weight check; answers the factor it had before.
  *
  * @example
- * await recordJudgeWeight(db, 'ev_…', { factor: 0.3, kappa: 0.71, n: 84 }) // 0
+ * await recordJudgeWeight(db, 'ev_…', { factor: 0.3, kappa: 0.71, n: 84, checkedAt: now }) // 0
  */
-export async function recordJudgeWeight(db: SqlExecutor, id: string, weight: { factor: number; kappa: number | null; n: number }): Promise<number> {
+export async function recordJudgeWeight(db: SqlExecutor, id: string, weight: { factor: number; kappa: number | null; n: number; checkedAt: Date }): Promise<number> {
+  // The check's own instant (not the transaction's): it is the end of the window kappa and n are over.
   const [row] = await db.query<{ before: number }>(
-    `UPDATE evaluators e SET weight_factor = $2, weight_kappa = $3, weight_n = $4, weight_checked_at = now()
+    `UPDATE evaluators e SET weight_factor = $2, weight_kappa = $3, weight_n = $4, weight_checked_at = $5
        FROM (SELECT id, weight_factor AS before FROM evaluators WHERE id = $1 FOR UPDATE) old
       WHERE e.id = old.id
      RETURNING old.before`,
-    [id, weight.factor, weight.kappa, weight.n],
+    [id, weight.factor, weight.kappa, weight.n, weight.checkedAt],
   );
   return row?.before ?? 0;
 }

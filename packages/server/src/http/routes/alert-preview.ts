@@ -1,12 +1,14 @@
 /**
  * `POST /v1/alert-rules/preview`: what a rule set (the one being edited, not yet saved) would have
- * fired over the last days (30 by default), replayed hourly over the processed signals. Nothing is
- * stored and nobody is notified.
+ * fired over the last days (30 by default), replayed hourly over the processed signals, and
+ * judge_agreement rules over each judge's answers and the humans' events as they stood at each
+ * hour. Nothing is stored and nobody is notified.
  */
 import { DAY_MS, alertRuleSetSchema, HOUR_MS, MAX_BASELINE_DAYS, MAX_WINDOW_HOURS, previewAlerts } from '@feedloop/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { judgeAgreementHistory } from '../../pipeline/judge-agreement-windows.js';
 import { readPastHourlyCounts, readPastRegistered } from '../../store/alert-history.js';
 import { authOf } from '../auth.js';
 import type { AppServices } from '../services.js';
@@ -41,8 +43,12 @@ export const alertPreviewRoutes: FastifyPluginAsync<AppServices> = async (app, {
       const from = new Date(to.getTime() - request.body.days * DAY_MS);
       // The first replayed hour needs its window and a baseline before it.
       const readFrom = new Date(from.getTime() - MAX_WINDOW_HOURS * HOUR_MS - MAX_BASELINE_DAYS * DAY_MS);
-      const [buckets, registered] = await Promise.all([readPastHourlyCounts(db, workspaceId, readFrom), readPastRegistered(db, workspaceId, readFrom)]);
-      const alerts = previewAlerts({ rules: request.body.rules, buckets, registered, from, to });
+      const [buckets, registered, judges] = await Promise.all([
+        readPastHourlyCounts(db, workspaceId, readFrom),
+        readPastRegistered(db, workspaceId, readFrom),
+        judgeAgreementHistory(db, workspaceId, request.body.rules, from, to),
+      ]);
+      const alerts = previewAlerts({ rules: request.body.rules, buckets, registered, from, to, judges });
       return {
         from: from.toISOString(),
         to: to.toISOString(),

@@ -101,8 +101,18 @@ const evaluatorView = z.object({
   enabled: z.boolean(),
   version: z.number().int(),
   weight: z
-    .object({ factor: z.number(), kappa: z.number().nullable(), n: z.number().int(), checkedAt: z.string().nullable(), rule: z.string() })
-    .describe("The weight rule's state: its events weigh factor × the human weight"),
+    .object({
+      factor: z.number(),
+      kappa: z.number().nullable(),
+      n: z.number().int(),
+      checkedAt: z.string().nullable(),
+      window: z
+        .object({ from: z.string(), to: z.string() })
+        .nullable()
+        .describe('The answers kappa and n are over: the 30 days to checkedAt (the calibration of ?from=&to= these, unless answers or labels changed since); null before the first check'),
+      rule: z.string(),
+    })
+    .describe("The weight rule's state at its last (hourly) check: its events weigh factor × the human weight"),
   createdAt: z.string(),
   updatedAt: z.string(),
   calls: countsView.optional(),
@@ -171,11 +181,15 @@ type EvaluatorView = z.infer<typeof evaluatorView>;
 
 const WEIGHT_RULE_TEXT = `${JUDGE_WEIGHT_RULE.share} × the human weight while Cohen's kappa over the last ${JUDGE_WEIGHT_RULE.windowDays} days ≥ ${JUDGE_WEIGHT_RULE.minKappa} with n ≥ ${JUDGE_WEIGHT_RULE.minN}, else 0`;
 
+/** The period of the weight check's kappa and n: the rule's days up to the check. */
+const weightWindow = (checkedAt: Date | null): { from: string; to: string } | null =>
+  checkedAt === null ? null : { from: new Date(checkedAt.getTime() - JUDGE_WEIGHT_RULE.windowDays * DAY_MS).toISOString(), to: checkedAt.toISOString() };
+
 const viewOf = (e: EvaluatorWithSecret): EvaluatorView => {
   const info = evaluatorInfo(e);
   return {
     ...info,
-    weight: { ...info.weight, checkedAt: info.weight.checkedAt?.toISOString() ?? null, rule: WEIGHT_RULE_TEXT },
+    weight: { ...info.weight, checkedAt: info.weight.checkedAt?.toISOString() ?? null, window: weightWindow(info.weight.checkedAt), rule: WEIGHT_RULE_TEXT },
     createdAt: info.createdAt.toISOString(),
     updatedAt: info.updatedAt.toISOString(),
   };
