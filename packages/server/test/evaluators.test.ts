@@ -3,47 +3,21 @@
  * against a deterministic evaluator server (evaluator-server.ts): CRUD and validation (the
  * webhook address rules), versions, dispatch of new responses and pairwise items as signed
  * calls whose answers become judge events, retries (503 then 200), dead letters and their retry,
- * the per-minute budget, and backfills (progress, resumable, idempotent per version).
+ * the per-minute budget, backfills (progress, resumable, idempotent per version), calibration
+ * and pairwise items. Dispatch rounds and the weight rule: evaluator-rounds.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchEvaluatorCalls } from '../src/emit/evaluator-dispatch.js';
 import { advanceBackfill } from '../src/emit/evaluator-planning.js';
-import { judgeSubmitter } from '../src/ingest/judge-submission.js';
-import { queueEvaluatorCalls } from '../src/store/evaluator-calls.js';
-import { refreshJudgeWeights } from '../src/pipeline/judge-weights.js';
-import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
-import { eventually } from './alert-helpers.js';
-import { startJudge, type TestJudge } from './evaluator-server.js';
+import { evaluatorApi, LOCAL } from './evaluator-helpers.js';
+import { startJudge } from './evaluator-server.js';
 import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
-
-/** Loopback judges need the operator's allow setting; an hour's sweep keeps the scheduled tick out of the way. */
-const LOCAL = { FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '3600' };
 
 for (const backend of BACKENDS) {
   // Production is Postgres with Redis: the evaluator jobs run on BullMQ there, in process embedded.
   const production = backend.name === 'postgres';
   describe.skipIf(!backend.available || (production && !redisUp))(`evaluators on ${backend.name}${production ? ' + Redis (BullMQ)' : ''}`, () => {
     let t: TestApp;
-    type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-    const call = (method: Method, url: string, payload?: unknown) =>
-      t.app.inject({ method, url, headers: t.auth, ...(payload === undefined ? {} : { payload: payload as object }) });
-    const register = async (responses: Array<Record<string, unknown>>) => {
-      const res = await call('POST', '/v1/responses/batch', { responses });
-      expect(res.statusCode).toBe(207);
-      expect(res.json().results.filter((r: { status: string }) => r.status === 'rejected')).toEqual([]);
-    };
-    const create = async (judge: TestJudge, body: Record<string, unknown> = {}) => {
-      const res = await call('POST', '/v1/evaluators', { name: 'groundedness', url: judge.url, secret: judge.secret, kind: 'pointwise', output: 'thumbs', ...body });
-      expect(res.statusCode, res.body).toBe(201);
-      return res.json() as { id: string; version: number; secret: string };
-    };
-    const calls = async (id: string, query = '') => (await call('GET', `/v1/evaluators/${id}/calls${query}`)).json().calls as Array<Record<string, unknown>>;
-    const judgeEvents = async (id: string) =>
-      (await call('GET', `/v1/feedback?source=judge&evaluatorId=${id}&limit=100`)).json().data as Array<{ id: string; type: string; responseId: string; userId: string; payload: Record<string, unknown>; metadata: Record<string, unknown> }>;
-    const dispatch = (options: { ids?: number[]; backoffMs?: number; maxAttempts?: number } = {}) =>
-      dispatchEvaluatorCalls(t.db, { submit: judgeSubmitter(t.db, () => t.services.ingest), allowPrivate: true, backoffMs: 0, ...options });
-    const queueOne = async (evaluatorId: string, responseId: string) =>
-      queueEvaluatorCalls(t.db, [{ workspaceId: t.workspaceId, evaluatorId, version: 1, itemKey: responseId, responseId, responseBId: null, origin: 'new', backfillId: null }]);
+    const { call, register, create, calls, judgeEvents, dispatch, queueOne } = evaluatorApi(() => t);
 
     /** Lets the queued jobs (a backfill's tick among them) finish, then runs one more tick. */
     const settle = async () => {
@@ -213,49 +187,6 @@ for (const backend of BACKENDS) {
       expect((await call('POST', `/v1/evaluators/${ev.id}/calls/999999999/retry`)).json().error.code).toBe('FEEDLOOP_ERR_EVALUATOR_CALL_NOT_FOUND');
     });
 
-    it('writes a round’s answers in one ingest batch and records its calls in one statement each: a refused event is dead-lettered alone', async () => {
-      const judge = await startJudge();
-      const config = await call('POST', '/v1/score-configs', { name: 'batched', dataType: 'numeric', min: 0, max: 1 });
-      expect(config.statusCode, config.body).toBe(201);
-      const ev = await create(judge, { name: 'batched', output: 'score', scoreConfigId: config.json().id, filter: { agent: 'nobody' } });
-      await register(Array.from({ length: 4 }, (_, i) => ({ id: `ev-batch-${i}`, query: `q${i}`, answer: i % 2 ? 'good' : 'bad' })));
-      const ids = (await Promise.all(Array.from({ length: 4 }, (_, i) => queueOne(ev.id, `ev-batch-${i}`)))).flat();
-      expect(ids).toHaveLength(4);
-      // The third call's answer is out of its score config's range: the ingest refuses that event alone.
-      judge.behave((n) => (n === 3 ? { status: 200, body: JSON.stringify({ score: 7 }) } : undefined));
-      const batches: number[] = [];
-      const ingestBatch = judgeSubmitter(t.db, () => t.services.ingest);
-      const submit: typeof ingestBatch = (workspaceId, events) => {
-        batches.push(events.length);
-        return ingestBatch(workspaceId, events);
-      };
-      const statements: string[] = [];
-      const db = new Proxy(t.db, {
-        get(target, prop) {
-          const value: unknown = Reflect.get(target, prop, target);
-          if (prop !== 'query' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-          return (sql: string, ...rest: unknown[]) => {
-            statements.push(sql.trim());
-            return (value as (...a: unknown[]) => unknown).call(target, sql, ...rest);
-          };
-        },
-      });
-      expect(await dispatchEvaluatorCalls(db, { submit, ids, allowPrivate: true, backoffMs: 0 })).toEqual({ done: 3, retried: 0, dead: 1 });
-      expect(batches).toEqual([4]);
-      expect(statements.filter((q) => q.startsWith('UPDATE evaluator_calls'))).toHaveLength(2);
-      const log = await calls(ev.id);
-      const refused = judge.calls[2]?.body['response'] as { id: string };
-      expect(log.filter((c) => c['status'] === 'dead').map((c) => [c['responseId'], c['lastError'], c['attempts']])).toEqual([[refused.id, 'event_rejected:FEEDLOOP_ERR_SCORE_INVALID', 1]]);
-      expect(log.filter((c) => c['status'] === 'done')).toHaveLength(3);
-      expect(log.every((c) => c['lastStatusCode'] === 200 && typeof c['latencyMs'] === 'number')).toBe(true);
-      const events = await judgeEvents(ev.id);
-      expect(events.map((e) => e.responseId).sort()).toEqual(['ev-batch-0', 'ev-batch-1', 'ev-batch-2', 'ev-batch-3'].filter((id) => id !== refused.id));
-      expect(log.filter((c) => c['status'] === 'done').map((c) => c['eventId']).sort()).toEqual(events.map((e) => e.id).sort());
-      // A second round finds nothing due: nothing is sent or written twice.
-      expect(await dispatchEvaluatorCalls(db, { submit, ids, allowPrivate: true, backoffMs: 0 })).toEqual({ done: 0, retried: 0, dead: 0 });
-      expect(judge.calls).toHaveLength(4);
-    });
-
     it('starts no more calls a minute than the budget', async () => {
       const judge = await startJudge();
       const ev = await create(judge, { name: 'budget', ratePerMinute: 2, filter: { agent: 'nobody' } });
@@ -353,70 +284,6 @@ for (const backend of BACKENDS) {
       const empty = await call('GET', `/v1/evaluators/${ev.id}/calibration?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z`);
       expect(empty.json()).toMatchObject({ judged: 0, n: 0 });
       expect((await call('GET', `/v1/evaluators/${ev.id}/calibration?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`)).json().error.field).toBe('to');
-    });
-
-    it('weighs a judge only while its kappa over 30 days is at least 0.6 with n of 50 or more, in the score and in its stored signals alike', async () => {
-      const judge = await startJudge();
-      const ev = await create(judge, { name: 'weighed', filter: { agent: 'weight' } });
-      const ids = Array.from({ length: 52 }, (_, i) => `ev-w-${i}`);
-      await register([...ids.map((id, i) => ({ id, query: id, answer: i % 2 ? 'good' : 'bad', agent: 'weight' })), { id: 'ev-w-solo', query: 'solo', answer: 'good', agent: 'weight' }]);
-      await t.services.pipeline.idle(10_000);
-      expect(judge.calls).toHaveLength(53);
-      const weightSum = async (responseId: string) => {
-        await rescoreDirtyResponses(t.db);
-        const [row] = await t.db.query<{ weight_sum: number }>('SELECT weight_sum FROM response_scores WHERE workspace_id = $1 AND response_id = $2', [t.workspaceId, responseId]);
-        return row?.weight_sum ?? 0;
-      };
-      // The judge's signal as processing stored it (what webhooks, exports and their minWeight carry).
-      // On BullMQ the judge event's processing job may still run after idle(): wait for its signal.
-      const storedWeight = (responseId: string) =>
-        eventually(
-          async () => {
-            const rows = await t.db.query<{ weight: number }>(
-              `SELECT weight FROM feedback_signals WHERE workspace_id = $1 AND response_id = $2 AND user_id = $3 AND status = 'counted'`,
-              [t.workspaceId, responseId, `judge:${ev.id}`],
-            );
-            return rows[0]?.weight;
-          },
-          10_000,
-          `the judge's signal on ${responseId}`,
-        );
-      await refreshJudgeWeights(t.db, { force: true });
-      expect((await call('GET', `/v1/evaluators/${ev.id}`)).json().weight).toMatchObject({ factor: 0, kappa: null, n: 0 });
-      expect(await weightSum('ev-w-solo')).toBe(0);
-      expect(await storedWeight('ev-w-solo')).toBe(0);
-
-      // 49 agreeing humans: kappa 1, but n under 50.
-      const votes = ids.map((id, i) => ({ responseId: id, type: i % 2 ? 'thumbs_up' : 'thumbs_down', userId: 'human' }));
-      expect((await call('POST', '/v1/feedback/batch', { events: votes.slice(0, 49) })).statusCode).toBeLessThan(300);
-      await t.services.pipeline.idle(10_000);
-      expect(await refreshJudgeWeights(t.db, { force: true })).toBe(0);
-      expect((await call('GET', `/v1/evaluators/${ev.id}`)).json().weight).toMatchObject({ factor: 0, kappa: 1, n: 49 });
-
-      expect((await call('POST', '/v1/feedback/batch', { events: votes.slice(49) })).statusCode).toBeLessThan(300);
-      await t.services.pipeline.idle(10_000);
-      expect(await refreshJudgeWeights(t.db, { force: true })).toBe(1);
-      const weight = (await call('GET', `/v1/evaluators/${ev.id}`)).json().weight;
-      expect(weight).toMatchObject({ factor: 0.3, kappa: 1, n: 52 });
-      expect(weight.rule).toMatch(/0\.3 × the human weight/);
-      // A thumbs up weighs 1 from a person: 0.3 from this judge, in the score (fresh: no decay to speak of) and as stored.
-      expect(await weightSum('ev-w-solo')).toBeCloseTo(0.3, 6);
-      expect(await storedWeight('ev-w-solo')).toBeCloseTo(0.3, 12);
-      // Judged while the factor is 0.3: stored so by processing, a thumbs down 0.3 × 1.5.
-      await register([{ id: 'ev-w-late', query: 'late', answer: 'bad', agent: 'weight' }]);
-      await t.services.pipeline.idle(10_000);
-      expect(await storedWeight('ev-w-late')).toBeCloseTo(0.45, 12);
-      expect(await weightSum('ev-w-late')).toBeCloseTo(0.45, 6);
-
-      // Another person votes the other way on each: no net vote, no human label, n 0: the judge weighs 0 again, everywhere.
-      const against = votes.map((v) => ({ ...v, type: v.type === 'thumbs_up' ? 'thumbs_down' : 'thumbs_up', userId: 'human-2' }));
-      expect((await call('POST', '/v1/feedback/batch', { events: against })).statusCode).toBeLessThan(300);
-      await t.services.pipeline.idle(10_000);
-      expect(await refreshJudgeWeights(t.db, { force: true })).toBe(1);
-      expect((await call('GET', `/v1/evaluators/${ev.id}`)).json().weight).toMatchObject({ factor: 0, n: 0 });
-      expect(await weightSum('ev-w-solo')).toBe(0);
-      expect(await storedWeight('ev-w-solo')).toBe(0);
-      expect(await storedWeight('ev-w-late')).toBe(0);
     });
 
     it('judges pairwise review items with both answers; the answer is a preference naming the response', async () => {
