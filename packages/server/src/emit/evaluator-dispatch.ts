@@ -79,8 +79,11 @@ type Failed = { retry: boolean; status: number | null; error: string; latencyMs:
 
 type Attempt = { kind: 'answer'; status: number; body: unknown; latencyMs: number } | ({ kind: 'fail' } & Failed);
 
+/** A call answered with an event to write. */
+type Answered = { kind: 'answered'; call: DueEvaluatorCall; event: FeedbackEvent; status: number; latencyMs: number };
+
 /** What a call's POST came to: an event to write, or a failure. */
-type Posted = { kind: 'answered'; call: DueEvaluatorCall; event: FeedbackEvent; status: number; latencyMs: number } | { kind: 'failed'; call: DueEvaluatorCall; failure: Failed };
+type Posted = Answered | { kind: 'failed'; call: DueEvaluatorCall; failure: Failed };
 
 /** The ingest's refusal when the database is away (its 503): worth another try; any other refusal is the answer's. */
 const UNAVAILABLE = 'FEEDLOOP_ERR_UNAVAILABLE';
@@ -185,26 +188,17 @@ function eventOf(call: DueEvaluatorCall, answer: unknown): { ok: true; event: Fe
  * Writes the answered calls' events, one batch per (workspace, evaluator), the batches at once;
  * answers each call's outcome.
  */
-async function submitAnswers(answered: ReadonlyArray<Extract<Posted, { kind: 'answered' }>>, submit: JudgeEventSubmitter): Promise<SubmitOutcome[]> {
-  const groups = new Map<string, number[]>();
-  answered.forEach((a, i) => {
+async function submitAnswers(answered: readonly Answered[], submit: JudgeEventSubmitter): Promise<Map<Answered, SubmitOutcome>> {
+  const groups = new Map<string, Answered[]>();
+  for (const a of answered) {
     const key = `${a.call.workspace_id}\u0000${a.call.evaluator_id}`;
-    const members = groups.get(key) ?? [];
-    members.push(i);
-    groups.set(key, members);
-  });
-  const outcomes: SubmitOutcome[] = new Array<SubmitOutcome>(answered.length);
+    groups.set(key, [...(groups.get(key) ?? []), a]);
+  }
+  const outcomes = new Map<Answered, SubmitOutcome>();
   await Promise.all(
     [...groups.values()].map(async (members) => {
-      const first = answered[members[0] ?? 0];
-      if (!first) return;
-      const written = await submit(
-        first.call.workspace_id,
-        members.map((i) => (answered[i] as Extract<Posted, { kind: 'answered' }>).event),
-      );
-      members.forEach((i, k) => {
-        outcomes[i] = written[k] ?? { ok: false, code: 'FEEDLOOP_ERR_INTERNAL' };
-      });
+      const written = await submit(members[0]?.call.workspace_id ?? '', members.map((a) => a.event));
+      members.forEach((a, k) => outcomes.set(a, written[k] ?? { ok: false, code: 'FEEDLOOP_ERR_INTERNAL' }));
     }),
   );
   return outcomes;
@@ -269,11 +263,11 @@ export async function dispatchEvaluatorCalls(db: SqlClient, options: DispatchOpt
 
   // The answers' events in one batch per workspace and evaluator: one refused event fails alone.
   const answered = posted.flatMap((p) => (p.kind === 'answered' ? [p] : []));
-  const written = answered.length === 0 ? [] : await submitAnswers(answered, options.submit);
+  const written = answered.length === 0 ? new Map<Answered, SubmitOutcome>() : await submitAnswers(answered, options.submit);
   const done: CallDone[] = [];
   const failed: Array<{ call: DueEvaluatorCall; failure: Failed }> = posted.flatMap((p) => (p.kind === 'failed' ? [p] : []));
-  answered.forEach((a, i) => {
-    const outcome = written[i] ?? { ok: false, code: 'FEEDLOOP_ERR_INTERNAL' };
+  answered.forEach((a) => {
+    const outcome = written.get(a) ?? { ok: false, code: 'FEEDLOOP_ERR_INTERNAL' };
     if (outcome.ok) done.push({ id: a.call.id, status: a.status, latencyMs: a.latencyMs, eventId: a.event.id ?? '' });
     else failed.push({ call: a.call, failure: { retry: outcome.code === UNAVAILABLE, status: a.status, error: `event_rejected:${outcome.code}`, latencyMs: a.latencyMs } });
   });
