@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FeedbackEventType, SignalSource } from '../src/event-types.js';
 import { classify } from '../src/signals/classify.js';
 import { compositeScore } from '../src/signals/composite-score.js';
-import { judgeWeight, judgeWeightFactor } from '../src/signals/judge-weight.js';
+import { judgeWeight, judgeWeightFactor, storedSignalWeight } from '../src/signals/judge-weight.js';
 import type { ScoredSignal } from '../src/signals/signal-types.js';
 import { T0, enrichedEvent, settingsWith } from './signals-fixtures.js';
 
@@ -53,6 +53,22 @@ describe('composite score by source', () => {
     // In the composite: a calibrated judge's up-vote alone moves the score; an uncalibrated one's does not.
     expect(compositeScore([s], settings, T0).weightSum).toBe(0);
     expect(compositeScore([{ ...s, judgeWeightFactor: 0.3 }], settings, T0).weightSum).toBeGreaterThan(0);
+  });
+
+  it('stores a signal’s weight by the composite score’s rule: a judge’s is its factor × the human weight, 0 without a factor', () => {
+    const down = signal('j', 'thumbs_down', {}, 'judge');
+    const person = signal('u', 'thumbs_down', {});
+    expect(storedSignalWeight(person, 1, settings)).toBe(1.5);
+    expect(storedSignalWeight({ ...person, source: 'review' }, 1, settings)).toBe(1.5);
+    // A sampled implicit signal stands for 1 / its rate.
+    expect(storedSignalWeight(person, 4, settings)).toBe(6);
+    expect(storedSignalWeight(down, 1, settings)).toBe(0);
+    expect(storedSignalWeight({ ...down, judgeWeightFactor: 0 }, 1, settings)).toBe(0);
+    const calibrated = { ...down, judgeWeightFactor: judgeWeightFactor(0.7, 60) };
+    expect(storedSignalWeight(calibrated, 1, settings)).toBeCloseTo(0.45, 12);
+    // The same number the composite score weighs it by at its own time (no decay yet), alone.
+    expect(compositeScore([calibrated], settings, T0).weightSum).toBeCloseTo(storedSignalWeight(calibrated, 1, settings), 12);
+    expect(compositeScore([down], settings, T0).weightSum).toBe(storedSignalWeight(down, 1, settings));
   });
 
   it('never lets a reviewer’s verdict discount a user’s earlier vote of the same id as a conflict', () => {

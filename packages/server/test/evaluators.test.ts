@@ -3,46 +3,21 @@
  * against a deterministic evaluator server (evaluator-server.ts): CRUD and validation (the
  * webhook address rules), versions, dispatch of new responses and pairwise items as signed
  * calls whose answers become judge events, retries (503 then 200), dead letters and their retry,
- * the per-minute budget, and backfills (progress, resumable, idempotent per version).
+ * the per-minute budget, backfills (progress, resumable, idempotent per version), calibration
+ * and pairwise items. Dispatch rounds and the weight rule: evaluator-rounds.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchEvaluatorCalls } from '../src/emit/evaluator-dispatch.js';
 import { advanceBackfill } from '../src/emit/evaluator-planning.js';
-import { judgeSubmitter } from '../src/ingest/judge-submission.js';
-import { queueEvaluatorCalls } from '../src/store/evaluator-calls.js';
-import { refreshJudgeWeights } from '../src/pipeline/judge-weights.js';
-import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
-import { startJudge, type TestJudge } from './evaluator-server.js';
+import { evaluatorApi, LOCAL } from './evaluator-helpers.js';
+import { startJudge } from './evaluator-server.js';
 import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
-
-/** Loopback judges need the operator's allow setting; an hour's sweep keeps the scheduled tick out of the way. */
-const LOCAL = { FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true', FEEDLOOP_SWEEP_INTERVAL_SECONDS: '3600' };
 
 for (const backend of BACKENDS) {
   // Production is Postgres with Redis: the evaluator jobs run on BullMQ there, in process embedded.
   const production = backend.name === 'postgres';
   describe.skipIf(!backend.available || (production && !redisUp))(`evaluators on ${backend.name}${production ? ' + Redis (BullMQ)' : ''}`, () => {
     let t: TestApp;
-    type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-    const call = (method: Method, url: string, payload?: unknown) =>
-      t.app.inject({ method, url, headers: t.auth, ...(payload === undefined ? {} : { payload: payload as object }) });
-    const register = async (responses: Array<Record<string, unknown>>) => {
-      const res = await call('POST', '/v1/responses/batch', { responses });
-      expect(res.statusCode).toBe(207);
-      expect(res.json().results.filter((r: { status: string }) => r.status === 'rejected')).toEqual([]);
-    };
-    const create = async (judge: TestJudge, body: Record<string, unknown> = {}) => {
-      const res = await call('POST', '/v1/evaluators', { name: 'groundedness', url: judge.url, secret: judge.secret, kind: 'pointwise', output: 'thumbs', ...body });
-      expect(res.statusCode, res.body).toBe(201);
-      return res.json() as { id: string; version: number; secret: string };
-    };
-    const calls = async (id: string, query = '') => (await call('GET', `/v1/evaluators/${id}/calls${query}`)).json().calls as Array<Record<string, unknown>>;
-    const judgeEvents = async (id: string) =>
-      (await call('GET', `/v1/feedback?source=judge&evaluatorId=${id}&limit=100`)).json().data as Array<{ id: string; type: string; responseId: string; userId: string; payload: Record<string, unknown>; metadata: Record<string, unknown> }>;
-    const dispatch = (options: { ids?: number[]; backoffMs?: number; maxAttempts?: number } = {}) =>
-      dispatchEvaluatorCalls(t.db, { submit: judgeSubmitter(t.db, () => t.services.ingest), allowPrivate: true, backoffMs: 0, ...options });
-    const queueOne = async (evaluatorId: string, responseId: string) =>
-      queueEvaluatorCalls(t.db, [{ workspaceId: t.workspaceId, evaluatorId, version: 1, itemKey: responseId, responseId, responseBId: null, origin: 'new', backfillId: null }]);
+    const { call, register, create, calls, judgeEvents, dispatch, queueOne } = evaluatorApi(() => t);
 
     /** Lets the queued jobs (a backfill's tick among them) finish, then runs one more tick. */
     const settle = async () => {
@@ -309,38 +284,6 @@ for (const backend of BACKENDS) {
       const empty = await call('GET', `/v1/evaluators/${ev.id}/calibration?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z`);
       expect(empty.json()).toMatchObject({ judged: 0, n: 0 });
       expect((await call('GET', `/v1/evaluators/${ev.id}/calibration?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`)).json().error.field).toBe('to');
-    });
-
-    it('weighs a judge only while its kappa over 30 days is at least 0.6 with n of 50 or more', async () => {
-      const judge = await startJudge();
-      const ev = await create(judge, { name: 'weighed', filter: { agent: 'weight' } });
-      const ids = Array.from({ length: 52 }, (_, i) => `ev-w-${i}`);
-      await register([...ids.map((id, i) => ({ id, query: id, answer: i % 2 ? 'good' : 'bad', agent: 'weight' })), { id: 'ev-w-solo', query: 'solo', answer: 'good', agent: 'weight' }]);
-      await t.services.pipeline.idle(10_000);
-      expect(judge.calls).toHaveLength(53);
-      const weightSum = async (responseId: string) => {
-        await rescoreDirtyResponses(t.db);
-        const [row] = await t.db.query<{ weight_sum: number }>('SELECT weight_sum FROM response_scores WHERE workspace_id = $1 AND response_id = $2', [t.workspaceId, responseId]);
-        return row?.weight_sum ?? 0;
-      };
-      await refreshJudgeWeights(t.db, { force: true });
-      expect((await call('GET', `/v1/evaluators/${ev.id}`)).json().weight).toMatchObject({ factor: 0, kappa: null, n: 0 });
-      expect(await weightSum('ev-w-solo')).toBe(0);
-
-      // 49 agreeing humans: kappa 1, but n under 50.
-      const votes = ids.map((id, i) => ({ responseId: id, type: i % 2 ? 'thumbs_up' : 'thumbs_down', userId: 'human' }));
-      expect((await call('POST', '/v1/feedback/batch', { events: votes.slice(0, 49) })).statusCode).toBeLessThan(300);
-      await t.services.pipeline.idle(10_000);
-      expect(await refreshJudgeWeights(t.db, { force: true })).toBe(0);
-      expect((await call('GET', `/v1/evaluators/${ev.id}`)).json().weight).toMatchObject({ factor: 0, kappa: 1, n: 49 });
-
-      expect((await call('POST', '/v1/feedback/batch', { events: votes.slice(49) })).statusCode).toBeLessThan(300);
-      await t.services.pipeline.idle(10_000);
-      expect(await refreshJudgeWeights(t.db, { force: true })).toBe(1);
-      const weight = (await call('GET', `/v1/evaluators/${ev.id}`)).json().weight;
-      expect(weight).toMatchObject({ factor: 0.3, kappa: 1, n: 52 });
-      expect(weight.rule).toMatch(/0\.3 × the human weight/);
-      expect(await weightSum('ev-w-solo')).toBeGreaterThan(0);
     });
 
     it('judges pairwise review items with both answers; the answer is a preference naming the response', async () => {

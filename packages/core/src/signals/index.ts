@@ -1,7 +1,7 @@
 /** Signals: classification, weights, the composite score, learning signals and live counters of the pipeline. */
 export { classify } from './classify.js';
 export { compositeScore } from './composite-score.js';
-export { JUDGE_WEIGHT_RULE, judgeWeight, judgeWeightFactor } from './judge-weight.js';
+export { JUDGE_WEIGHT_RULE, judgeWeight, judgeWeightFactor, storedSignalWeight } from './judge-weight.js';
 export { dedupStage } from './dedup.js';
 export { documentTallies, effectiveness, type DocumentTally } from './document-tally.js';
 export { enrich } from './enrich.js';

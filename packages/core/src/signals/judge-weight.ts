@@ -7,6 +7,7 @@
  */
 import type { WorkspaceSettings } from '../workspace-settings.js';
 import type { ScoredSignal } from './signal-types.js';
+import { signalWeight } from './signal-weights.js';
 
 /** The rule's numbers, in one place. */
 export const JUDGE_WEIGHT_RULE = Object.freeze({
@@ -46,7 +47,28 @@ export function judgeWeightFactor(kappa: number | null, n: number): number {
  * judgeWeight({ ...thumbsUp, source: 'judge', evaluatorId: 'ev_1' }, 1, settings) // 0
  * judgeWeight({ ...thumbsUp, source: 'judge', evaluatorId: 'ev_1', judgeWeightFactor: 0.3 }, 1, settings) // 0.3
  */
-export function judgeWeight(signal: ScoredSignal, humanWeight: number, settings: WorkspaceSettings): number {
+export function judgeWeight(signal: Pick<ScoredSignal, 'judgeWeightFactor'>, humanWeight: number, settings: WorkspaceSettings): number {
   void settings;
   return humanWeight * (signal.judgeWeightFactor ?? 0);
+}
+
+/**
+ * The weight kept with a processed signal (`feedback_signals.weight`: what `feedback.submitted`
+ * webhooks, exports and their `minWeight` carry): its class's weight (before decay) × the number
+ * of events it stands for (1 / its implicit sample rate), and for a `judge` signal that human
+ * weight through {@link judgeWeight}, the composite score's rule: a calibrated judge's 0.3 × it,
+ * any other judge's 0. Processing stores it with the evaluator's factor of the moment, and the
+ * rescore that follows a factor change stores it again, so the two never disagree for long.
+ *
+ * @example
+ * storedSignalWeight({ signalClass: 'explicit_negative', polarity: 'negative', source: 'judge', judgeWeightFactor: 0.3 }, 1, settings) // 0.45
+ * storedSignalWeight({ signalClass: 'explicit_negative', polarity: 'negative', source: 'judge' }, 1, settings) // 0
+ */
+export function storedSignalWeight(
+  signal: Pick<ScoredSignal, 'signalClass' | 'polarity' | 'source' | 'judgeWeightFactor'>,
+  sampleWeight: number,
+  settings: WorkspaceSettings,
+): number {
+  const human = signalWeight(signal.signalClass, signal.polarity, settings) * sampleWeight;
+  return signal.source === 'judge' ? judgeWeight(signal, human, settings) : human;
 }

@@ -63,8 +63,8 @@ export interface ExportEvent {
   verified?: boolean;
   /**
    * The event's source (`explicit`, …, `review`, `judge`); absent counts as its type's. A judge's
-   * thumbs, ratings and reviews say nothing of an answer here (they weigh 0 until issue 28
-   * calibrates judges); its preferences do count in the preference formats.
+   * thumbs, ratings and reviews say nothing of an answer here (a model grading a model, whatever
+   * its weight in the score); its preferences do count in the preference formats.
    */
   source?: string;
 }
@@ -99,7 +99,7 @@ export type EventVerdict = 'positive' | 'negative' | 'tie' | 'none';
  * eventVerdict({ type: 'rating', payload: { rating: 3 } }) // 'tie'
  */
 export function eventVerdict(event: Pick<ExportEvent, 'type' | 'payload'> & { source?: string | undefined }): EventVerdict {
-  // A model grading a model makes no training data (judges weigh 0 until issue 28: core's judgeWeight).
+  // A model grading a model makes no training data, even a calibrated judge weighing in the score (judgeWeight).
   if (event.source === 'judge') return 'none';
   switch (event.type) {
     case 'thumbs_up':
@@ -164,7 +164,7 @@ export function corrections(facts: ResponseRecord): CorrectionText[] {
   return facts.events
     .flatMap((e) => {
       // The text corrected is core's one rule's (the payload's original, else the answer).
-      // A judge's correction is a model's text: no training target (judges weigh 0 until issue 28).
+      // A judge's correction is a model's text: no training target, whatever the judge weighs in the score.
       const pair = e.type === 'correction' && e.source !== 'judge' ? storedCorrectionPair(e.payload, facts.response.answer) : undefined;
       return pair ? [{ eventId: e.id, corrected: pair.corrected, original: pair.original, occurredAt: e.occurredAt }] : [];
     })

@@ -1,12 +1,17 @@
 /**
- * Calls evaluators (issue 28; docs/evaluators.md). Each call claims a batch of due calls with a
+ * Calls evaluators (issue 28; docs/evaluators.md). Each round claims a batch of due calls with a
  * lease (SKIP LOCKED, within each evaluator's per-minute budget), POSTs each its item signed as
- * webhooks are (`X-Feedloop-Signature`, webhook-signature.ts) under the evaluator's timeout,
- * reads the answer (core's `readJudgeAnswer`) and hands the feedback event it becomes to `submit`
- * (the composition root binds it to the ingest path, so a judge's answer is processed as any
- * other event). Network errors, 429 and 5xx are retried with backoff; other refusals, answers
- * that are not one, and events the ingest refuses are dead-lettered at once (no retry fixes
- * them); the last allowed failure dead-letters too. A dead call is retried by hand.
+ * webhooks are (`X-Feedloop-Signature`, webhook-signature.ts) under the evaluator's timeout, and
+ * reads the answer (core's `readJudgeAnswer`) into the feedback event it becomes. Then the round
+ * hands all its events to `submit` at once, one batch per workspace and evaluator (the
+ * composition root binds it to the ingest path's batch write, so a judge's answer is processed as
+ * any other event, and a round's answers share a commit and a processing job), and records its
+ * outcomes in two statements: the calls done, the failed attempts.
+ *
+ * Network errors, 429 and 5xx are retried with backoff; other refusals, answers that are not one,
+ * and events the ingest refuses (each alone: the batch's others are written) are dead-lettered at
+ * once (no retry fixes them); the last allowed failure dead-letters too. A dead call is retried by
+ * hand.
  *
  * The same address rules as webhooks: the connection's DNS lookup refuses non-public addresses
  * unless `allowPrivate` (`FEEDLOOP_WEBHOOK_ALLOW_PRIVATE`), and the log keeps coded reasons only.
@@ -14,7 +19,7 @@
 import { judgeEventId, readJudgeAnswer, validateFeedbackEvent, type FeedbackEvent } from '@feedloop/core';
 import type { Dispatcher } from 'undici';
 import type { SqlClient } from '../db/sql-client.js';
-import { claimDueEvaluatorCalls, markCallDone, recordCallFailure, type DueEvaluatorCall } from '../store/evaluator-calls.js';
+import { claimDueEvaluatorCalls, markCallsDone, recordCallFailures, type CallDone, type CallFailure, type DueEvaluatorCall } from '../store/evaluator-calls.js';
 import { judgedResponses, type JudgedResponse } from '../store/judged-responses.js';
 import { deliveryFailureReason } from './delivery-failure.js';
 import { guardedLookup, literalHostClass, type AddressPolicy, type Resolver } from './safe-address.js';
@@ -29,8 +34,12 @@ const JUDGE_SOURCE = 'judge';
 /** What writing a judge's event came to: written (or a duplicate of one written before), or refused with a code. */
 export type SubmitOutcome = { ok: true } | { ok: false; code: string };
 
-/** Writes a judge's feedback event through the ingest path (bound by the composition root). */
-export type JudgeEventSubmitter = (workspaceId: string, event: FeedbackEvent) => Promise<SubmitOutcome>;
+/**
+ * Writes judges' feedback events of one workspace through the ingest path's batch write (bound by
+ * the composition root): one outcome per event, in order, each event accepted or refused alone.
+ * It never throws: a failure of the whole write is each event's outcome.
+ */
+export type JudgeEventSubmitter = (workspaceId: string, events: readonly FeedbackEvent[]) => Promise<SubmitOutcome[]>;
 
 /** Options of {@link dispatchEvaluatorCalls}. */
 export interface DispatchOptions {
@@ -65,9 +74,19 @@ const USER_AGENT = 'feedloop-evaluators/1';
 const HTTP_TOO_MANY = 429;
 const HTTP_SERVER_ERROR = 500;
 
-type Attempt =
-  | { kind: 'answer'; status: number; body: unknown; latencyMs: number }
-  | { kind: 'fail'; retry: boolean; status: number | null; error: string; latencyMs: number | null };
+/** A failed attempt as the round sees it: retried (backoff) unless `retry` is false. */
+type Failed = { retry: boolean; status: number | null; error: string; latencyMs: number | null };
+
+type Attempt = { kind: 'answer'; status: number; body: unknown; latencyMs: number } | ({ kind: 'fail' } & Failed);
+
+/** A call answered with an event to write. */
+type Answered = { kind: 'answered'; call: DueEvaluatorCall; event: FeedbackEvent; status: number; latencyMs: number };
+
+/** What a call's POST came to: an event to write, or a failure. */
+type Posted = Answered | { kind: 'failed'; call: DueEvaluatorCall; failure: Failed };
+
+/** The ingest's refusal when the database is away (its 503): worth another try; any other refusal is the answer's. */
+const UNAVAILABLE = 'FEEDLOOP_ERR_UNAVAILABLE';
 
 /** The JSON body a call POSTs: the item, never its feedback. */
 export function callBody(call: DueEvaluatorCall, responses: Map<string, JudgedResponse>): Record<string, unknown> | undefined {
@@ -166,10 +185,31 @@ function eventOf(call: DueEvaluatorCall, answer: unknown): { ok: true; event: Fe
 }
 
 /**
+ * Writes the answered calls' events, one batch per (workspace, evaluator), the batches at once;
+ * answers each call's outcome.
+ */
+async function submitAnswers(answered: readonly Answered[], submit: JudgeEventSubmitter): Promise<Map<Answered, SubmitOutcome>> {
+  const groups = new Map<string, Answered[]>();
+  for (const a of answered) {
+    const key = `${a.call.workspace_id}\u0000${a.call.evaluator_id}`;
+    groups.set(key, [...(groups.get(key) ?? []), a]);
+  }
+  const outcomes = new Map<Answered, SubmitOutcome>();
+  await Promise.all(
+    [...groups.values()].map(async (members) => {
+      const written = await submit(members[0]?.call.workspace_id ?? '', members.map((a) => a.event));
+      members.forEach((a, k) => outcomes.set(a, written[k] ?? { ok: false, code: 'FEEDLOOP_ERR_INTERNAL' }));
+    }),
+  );
+  return outcomes;
+}
+
+/**
  * Sends the due evaluator calls (or only `options.ids`, when due) and records each outcome. Safe
  * to run concurrently from any number of processes: a call is leased by one at a time, and its
- * event id is the same on every attempt, so a repeat is a duplicate. Throws only when the
- * database does.
+ * event id is the same on every attempt, so a repeat is a duplicate. A round POSTs all its calls
+ * first, then writes their events in one batch per workspace and evaluator, then records the
+ * calls done and the failures in one statement each. Throws only when the database does.
  *
  * @example
  * const { done, retried, dead } = await dispatchEvaluatorCalls(db, { submit, ids: newCallIds });
@@ -181,7 +221,8 @@ export async function dispatchEvaluatorCalls(db: SqlClient, options: DispatchOpt
   const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const policy: AddressPolicy = { allowPrivate: options.allowPrivate ?? false, ...(options.resolve ? { resolve: options.resolve } : {}) };
-  // A lease outlasts every round of parallel POSTs at its evaluator's timeout, plus one spare.
+  // A lease outlasts every round of parallel POSTs at its evaluator's timeout, plus one spare for
+  // the round's write and records.
   const leaseTimeouts = Math.ceil(limit / PARALLEL_POSTS) + 1;
   const calls = await claimDueEvaluatorCalls(db, { ids: options.ids, limit, leaseTimeouts });
   if (calls.length === 0) return report;
@@ -198,49 +239,47 @@ export async function dispatchEvaluatorCalls(db: SqlClient, options: DispatchOpt
   const { Agent, fetch } = await import('undici');
   const dispatcher = new Agent({ connect: { lookup: guardedLookup(policy) } });
 
-  const fail = async (call: DueEvaluatorCall, f: { retry: boolean; status: number | null; error: string; latencyMs: number | null }): Promise<void> => {
-    const attempts = call.attempts + 1;
-    const dead = !f.retry || attempts >= maxAttempts;
-    await recordCallFailure(db, call.id, { dead, status: f.status, error: f.error, latencyMs: f.latencyMs, retryInMs: dead ? 0 : retryDelayMs(attempts, backoffMs) });
-    if (dead) report.dead++;
-    else report.retried++;
-  };
-
-  const handle = async (call: DueEvaluatorCall): Promise<void> => {
+  const send = async (call: DueEvaluatorCall): Promise<Posted> => {
     const body = callBody(call, contents.get(call.workspace_id) ?? new Map());
-    if (!body) return fail(call, { retry: false, status: null, error: 'response_missing', latencyMs: null });
+    if (!body) return { kind: 'failed', call, failure: { retry: false, status: null, error: 'response_missing', latencyMs: null } };
     const attempt = await post(call, JSON.stringify(body), fetch, dispatcher, policy);
-    if (attempt.kind === 'fail') return fail(call, attempt);
+    if (attempt.kind === 'fail') return { kind: 'failed', call, failure: attempt };
     const made = eventOf(call, attempt.body);
-    if (!made.ok) return fail(call, { retry: false, status: attempt.status, error: made.error, latencyMs: attempt.latencyMs });
-    const written = await options.submit(call.workspace_id, made.event);
-    if (!written.ok) {
-      // The database away is the ingest's 503: worth another try; any other refusal is the answer's.
-      const retry = written.code === 'FEEDLOOP_ERR_UNAVAILABLE';
-      return fail(call, { retry, status: attempt.status, error: `event_rejected:${written.code}`, latencyMs: attempt.latencyMs });
-    }
-    await markCallDone(db, call.id, { status: attempt.status, latencyMs: attempt.latencyMs, eventId: made.event.id ?? '' });
-    report.done++;
+    if (!made.ok) return { kind: 'failed', call, failure: { retry: false, status: attempt.status, error: made.error, latencyMs: attempt.latencyMs } };
+    return { kind: 'answered', call, event: made.event, status: attempt.status, latencyMs: attempt.latencyMs };
   };
 
+  // The POSTs, PARALLEL_POSTS at a time; nothing is written meanwhile.
+  const posted: Posted[] = [];
   let next = 0;
-  let dbError: unknown;
   const lane = async (): Promise<void> => {
-    while (dbError === undefined) {
-      const call = calls[next++];
-      if (!call) return;
-      try {
-        await handle(call);
-      } catch (err) {
-        dbError ??= err;
-      }
-    }
+    for (let call = calls[next++]; call; call = calls[next++]) posted.push(await send(call));
   };
   try {
     await Promise.all(Array.from({ length: Math.min(PARALLEL_POSTS, calls.length) }, lane));
   } finally {
     await dispatcher.destroy();
   }
-  if (dbError !== undefined) throw dbError;
+
+  // The answers' events in one batch per workspace and evaluator: one refused event fails alone.
+  const answered = posted.flatMap((p) => (p.kind === 'answered' ? [p] : []));
+  const written = answered.length === 0 ? new Map<Answered, SubmitOutcome>() : await submitAnswers(answered, options.submit);
+  const done: CallDone[] = [];
+  const failed: Array<{ call: DueEvaluatorCall; failure: Failed }> = posted.flatMap((p) => (p.kind === 'failed' ? [p] : []));
+  answered.forEach((a) => {
+    const outcome = written.get(a) ?? { ok: false, code: 'FEEDLOOP_ERR_INTERNAL' };
+    if (outcome.ok) done.push({ id: a.call.id, status: a.status, latencyMs: a.latencyMs, eventId: a.event.id ?? '' });
+    else failed.push({ call: a.call, failure: { retry: outcome.code === UNAVAILABLE, status: a.status, error: `event_rejected:${outcome.code}`, latencyMs: a.latencyMs } });
+  });
+  const failures: CallFailure[] = failed.map(({ call, failure }) => {
+    const attempts = call.attempts + 1;
+    const dead = !failure.retry || attempts >= maxAttempts;
+    if (dead) report.dead++;
+    else report.retried++;
+    return { id: call.id, dead, status: failure.status, error: failure.error, latencyMs: failure.latencyMs, retryInMs: dead ? 0 : retryDelayMs(attempts, backoffMs) };
+  });
+  await markCallsDone(db, done);
+  await recordCallFailures(db, failures);
+  report.done = done.length;
   return report;
 }

@@ -4,11 +4,13 @@
  * that writes the answers. The composition root makes it; the pipeline's jobs run it.
  */
 import type { SqlClient } from '../db/sql-client.js';
-import { dispatchEvaluatorCalls, type DispatchOptions, type JudgeEventSubmitter } from './evaluator-dispatch.js';
+import { dispatchEvaluatorCalls, type DispatchOptions, type DispatchReport, type JudgeEventSubmitter } from './evaluator-dispatch.js';
 import { advanceBackfill, planNewPairwiseItems, planNewResponses } from './evaluator-planning.js';
 
 /** Backfill pages one tick walks at most: the tick also sends, and a page is up to 500 items. */
 const BACKFILL_PAGES_PER_TICK = 10;
+/** Calls of a given list sent per dispatch round (the dispatcher's default claim). */
+const IDS_PER_ROUND = 100;
 
 /** What the evaluators' work is built from. */
 export interface EvaluatorWorkOptions extends Omit<DispatchOptions, 'submit' | 'ids' | 'limit'> {
@@ -34,9 +36,18 @@ export function evaluatorWork(db: SqlClient, options: EvaluatorWorkOptions) {
       }
       return ids;
     },
+    /**
+     * Sends the given calls (all of them, a round of {@link IDS_PER_ROUND} at a time: a batch of
+     * new responses larger than one claim is not left to the next tick), or up to `limit` due ones.
+     */
     async dispatch(selection: { ids: readonly number[] } | { limit: number }): Promise<number> {
-      const report = await dispatchEvaluatorCalls(db, { ...options, ...selection });
-      return report.done + report.retried + report.dead;
+      const count = (r: DispatchReport): number => r.done + r.retried + r.dead;
+      if (!('ids' in selection)) return count(await dispatchEvaluatorCalls(db, { ...options, limit: selection.limit }));
+      let sent = 0;
+      for (let i = 0; i < selection.ids.length; i += IDS_PER_ROUND) {
+        sent += count(await dispatchEvaluatorCalls(db, { ...options, ids: selection.ids.slice(i, i + IDS_PER_ROUND), limit: IDS_PER_ROUND }));
+      }
+      return sent;
     },
   };
 }

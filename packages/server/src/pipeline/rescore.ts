@@ -4,7 +4,9 @@
  * rule exact. A run reads dirty marks without locking them, recomputes, and deletes each mark only
  * if its version is unchanged: processing never waits for a rescore, and an event processed
  * meanwhile keeps its response dirty. Many events on one response between two runs cost one
- * recompute.
+ * recompute. A judge's signal is weighed by its evaluator's current factor here, and its stored
+ * weight (feedback_signals.weight) set again when that factor changed since processing: the
+ * responses an evaluator answered are marked when its factor changes (judge-weights.ts).
  */
 import {
   compositeScore,
@@ -12,6 +14,7 @@ import {
   scoreReward,
   experimentFacts,
   isUserSource,
+  storedSignalWeight,
   type SignalSource,
   type FeedbackEventType,
   type Polarity,
@@ -20,6 +23,7 @@ import {
   type WorkspaceSettings,
 } from '@feedloop/core';
 import type { SqlClient } from '../db/sql-client.js';
+import { setSignalWeights } from '../store/feedback-signals.js';
 import { clearScoreMarks, readScoreInputs, readScoreMarks, writeScores, type ScoreInputRow } from '../store/response-scores.js';
 import { batchSizerFor } from './batch-sizer.js';
 import { updateExperimentTotals } from '../store/experiment-upkeep.js';
@@ -30,6 +34,8 @@ export const RESCORE_MODULE = import.meta.url;
 
 /** Responses rescored per transaction at most: bounds the rows parsed at once. Embedded, a transaction is sized by time (batch-sizer.ts). */
 const RESCORE_BATCH = 200;
+/** A stored weight this close to the rule's is the same (a float's round trip through JSON and the database). */
+const WEIGHT_TOLERANCE = 1e-12;
 /** Responses rescored per run at most, so one run never holds a worker for long; the rest waits for the next run. */
 const RESCORE_PER_RUN = 2_000;
 
@@ -53,6 +59,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
       const { rows, settings: stored } = await readScoreInputs(tx, marks);
       const settingsOf = new Map<string, WorkspaceSettings>();
       const byResponse = new Map<string, { ws: string; rid: string; settings: WorkspaceSettings; signals: ScoredSignal[] }>();
+      const reweighed: Array<{ workspaceId: string; eventId: string; weight: number }> = [];
       for (const r of rows) {
         const k = `${r.claimed_ws}\u0000${r.claimed_rid}`;
         let entry = byResponse.get(k);
@@ -62,7 +69,7 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           byResponse.set(k, (entry = { ws: r.claimed_ws, rid: r.claimed_rid, settings, signals: [] }));
         }
         if (r.event_id === null) continue; // a response whose signals are all gone (e.g. replaced)
-        entry.signals.push({
+        const signal: ScoredSignal = {
           eventId: r.event_id,
           type: r.type as FeedbackEventType,
           userId: r.user_id,
@@ -76,12 +83,20 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
           ...(r.source ? { source: r.source as SignalSource } : {}),
           ...(r.evaluator_id ? { evaluatorId: r.evaluator_id } : {}),
           ...(typeof r.judge_factor === 'number' ? { judgeWeightFactor: r.judge_factor } : {}),
-        });
+        };
+        entry.signals.push(signal);
+        // A judge's stored weight follows its evaluator's factor as the score does (set at processing; the factor may have changed since).
+        if (signal.source === 'judge') {
+          const weight = storedSignalWeight(signal, r.sample_weight ?? 1, entry.settings);
+          if (typeof r.weight !== 'number' || Math.abs(r.weight - weight) > WEIGHT_TOLERANCE) reweighed.push({ workspaceId: r.claimed_ws, eventId: r.event_id, weight });
+        }
       }
       const scores = [...byResponse.values()]
         .map(({ ws, rid, settings, signals }) => ({ ws, rid, ...compositeScore(signals, settings, now) }))
         .sort((a, b) => (a.ws === b.ws ? (a.rid < b.rid ? -1 : 1) : a.ws < b.ws ? -1 : 1));
       await writeScores(tx, scores, now);
+      // In key order, as the scores: two workers' rescores of the same responses never deadlock on them.
+      await setSignalWeights(tx, reweighed.sort((a, b) => (a.workspaceId === b.workspaceId ? (a.eventId < b.eventId ? -1 : 1) : a.workspaceId < b.workspaceId ? -1 : 1)));
       const signalsOf = new Map([...byResponse.values()].map((e) => [`${e.ws}\u0000${e.rid}`, e.signals]));
       await updateExperimentTotals(
         tx,

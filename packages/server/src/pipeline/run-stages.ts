@@ -11,19 +11,17 @@ import {
   documentTallies,
   enrich,
   isUserSource,
-  judgeWeight,
   sourceOfEvent,
   learningSignal,
   liveCounterFields,
   outboundMessageId,
   ratedCounterFields,
   utcDay,
-  weigh,
+  storedSignalWeight,
   type Classification,
   type CounterDeltas,
   type DocumentTally,
   type LearningSignal,
-  type ScoredSignal,
   type OutboundMessage,
 } from '@feedloop/core';
 import { FeedloopError, storedFailure } from '../errors.js';
@@ -84,10 +82,13 @@ export function runStages(claimed: readonly ClaimedEvent[], asOf: Date): StageOu
       if (!c.response) throw new FeedloopError('FEEDLOOP_ERR_RESPONSE_NOT_FOUND', `response ${JSON.stringify(event.responseId)} not found in workspace ${event.workspaceId}`);
       const enriched = enrich(event, c.response);
       classification = classify(enriched, c.settings);
-      // A sampled implicit signal stands for 1 / rate of its kind (ingest/privacy-screen.ts).
-      weight = weigh(classification, event.occurredAt, asOf, c.settings).base * c.sampleWeight;
-      // A judge's signal weighs what core's judgeWeight says (0 until issue 28), as in the composite score.
-      if (sourceOfEvent(event) === 'judge') weight = judgeWeight(judgedSignal(event, classification), weight, c.settings);
+      // A sampled implicit signal stands for 1 / rate of its kind (ingest/privacy-screen.ts); a
+      // judge's weighs by its evaluator's current factor, the composite score's rule (core).
+      weight = storedSignalWeight(
+        { signalClass: classification.signalClass, polarity: classification.polarity, source: sourceOfEvent(event), ...(c.judgeWeightFactor === undefined ? {} : { judgeWeightFactor: c.judgeWeightFactor }) },
+        c.sampleWeight,
+        c.settings,
+      );
       signal = learningSignal(enriched, classification);
       ({ sessionId, userId } = enriched);
     } catch (err) {
@@ -171,23 +172,6 @@ function baseRow(c: ClaimedEvent): SignalRow {
     correction: null,
     occurred_at: event.occurredAt.toISOString(),
     sample_weight: c.sampleWeight === 1 ? null : c.sampleWeight,
-  };
-}
-
-/** A judge event as the scored signal judgeWeight reads (its evaluator from `metadata.evaluatorId`). */
-function judgedSignal(event: ClaimedEvent['event'], cls: Classification): ScoredSignal {
-  const evaluator = event.metadata?.['evaluatorId'];
-  return {
-    eventId: event.id,
-    type: event.type,
-    userId: event.userId,
-    signalClass: cls.signalClass,
-    polarity: cls.polarity,
-    value: cls.value,
-    occurredAt: event.occurredAt,
-    editDistance: event.editDistance,
-    source: 'judge',
-    ...(typeof evaluator === 'string' ? { evaluatorId: evaluator } : {}),
   };
 }
 

@@ -64,6 +64,12 @@ export interface ClaimedEvent {
    * changes them before this transaction ends). Null: not read, or the response is gone.
    */
   listTags: KnownResponseTags | null;
+  /**
+   * A `judge` event's evaluator's current weight factor (evaluators.weight_factor, core's
+   * `judgeWeightFactor`); undefined for other events and for a judge event that names no evaluator
+   * of its workspace (it weighs 0).
+   */
+  judgeWeightFactor?: number;
 }
 
 /** A processed event's signal, as a retraction reverses it. */
@@ -118,6 +124,8 @@ type ClaimedRow = Pick<
   r_created_at: Date | null;
   /** The response's list tags (an exclusive claim only; else null). */
   r_tags: string[] | null;
+  /** A judge event's evaluator's weight factor; null for other events. */
+  judge_factor: number | null;
 };
 
 /** A claimed row as the JSON document carries it: timestamps as ISO strings. */
@@ -146,7 +154,8 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[], ex
               e.retracted_at IS NOT NULL AS retracted, p.status AS p_status, p.polarity AS p_polarity, p.severity AS p_severity,
               p.categories AS p_categories, p.value AS p_value, p.weight AS p_weight,
               r.session_id AS r_session_id, r.user_id AS r_user_id, r.query, r.answer, r.sources, r.context_document_ids,
-              r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, ${exclusive ? TAGS_READ : 'NULL::text[]'} AS r_tags
+              r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, ${exclusive ? TAGS_READ : 'NULL::text[]'} AS r_tags,
+              v.weight_factor AS judge_factor
          FROM claimed c
          CROSS JOIN LATERAL (SELECT e.* FROM feedback_event_ids k
                                JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
@@ -155,7 +164,10 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[], ex
          -- Only a retracted event can have been processed before (the claim makes processing once):
          -- the others skip the probe (a one-time filter), which the hot path would pay per event.
          LEFT JOIN LATERAL (SELECT * FROM feedback_signals p
-                             WHERE e.retracted_at IS NOT NULL AND p.workspace_id = e.workspace_id AND p.event_id = e.id ${PROBE}) AS p ON true)
+                             WHERE e.retracted_at IS NOT NULL AND p.workspace_id = e.workspace_id AND p.event_id = e.id ${PROBE}) AS p ON true
+         -- A judge's signal weighs by its evaluator's current factor, as in the composite score (rescore.ts).
+         LEFT JOIN LATERAL (SELECT v.weight_factor FROM evaluators v
+                             WHERE e.source = 'judge' AND v.id = e.metadata->>'evaluatorId' AND v.workspace_id = e.workspace_id ${PROBE}) AS v ON true)
      SELECT (SELECT json_agg(f ORDER BY f.seq) FROM found f)::text AS events,
             (SELECT json_object_agg(w.id, w.settings) FROM workspaces w WHERE w.id IN (SELECT workspace_id FROM found))::text AS settings`,
     [JSON.stringify(keys.map(([ws, id]) => ({ ws, id })))],
@@ -179,7 +191,16 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[], ex
         : { status: r.p_status, polarity: r.p_polarity, severity: r.p_severity, categories: r.p_categories ?? [], value: r.p_value, weight: r.p_weight };
     // The stored text, not a Date: the tags' key needs the timestamp's microseconds.
     const listTags = exclusive && json.r_created_at !== null ? { tags: new Set(r.r_tags ?? []), createdAt: json.r_created_at } : null;
-    return { event: toStoredEvent(r), response, documentIds: response ? documentsOf(r) : [], settings, sampleWeight: r.sample_weight ?? 1, prior, listTags };
+    return {
+      event: toStoredEvent(r),
+      response,
+      documentIds: response ? documentsOf(r) : [],
+      settings,
+      sampleWeight: r.sample_weight ?? 1,
+      prior,
+      listTags,
+      ...(typeof r.judge_factor === 'number' ? { judgeWeightFactor: r.judge_factor } : {}),
+    };
   });
 }
 

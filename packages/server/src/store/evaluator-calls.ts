@@ -187,30 +187,63 @@ export async function claimDueEvaluatorCalls(db: SqlExecutor, options: { ids: re
   return claimed;
 }
 
-/** Records an answered call: its event written (or a duplicate of one written before). */
-export async function markCallDone(db: SqlExecutor, id: number, outcome: { status: number; latencyMs: number; eventId: string }): Promise<void> {
+/** An answered call to record: its event written (or a duplicate of one written before). */
+export interface CallDone {
+  id: number;
+  status: number;
+  latencyMs: number;
+  eventId: string;
+}
+
+/** A failed attempt to record: retried in `retryInMs`, or dead-lettered (`dead`). */
+export interface CallFailure {
+  id: number;
+  dead: boolean;
+  status: number | null;
+  error: string;
+  latencyMs: number | null;
+  retryInMs: number;
+}
+
+/**
+ * Records a dispatch round's answered calls in one statement. A call no longer pending (another
+ * worker finished it after its lease ran out) is left as it is.
+ *
+ * @example
+ * await markCallsDone(db, [{ id: 17, status: 200, latencyMs: 41, eventId: 'judge-…' }]);
+ */
+export async function markCallsDone(db: SqlExecutor, calls: readonly CallDone[]): Promise<void> {
+  if (calls.length === 0) return;
   await db.query(
-    `UPDATE evaluator_calls
-        SET status = 'done', attempts = attempts + 1, last_status_code = $2, last_error = NULL, latency_ms = $3, event_id = $4,
-            completed_at = now(), lease_until = NULL
-      WHERE id = $1 AND status = 'pending'`,
-    [id, outcome.status, outcome.latencyMs, outcome.eventId],
+    `UPDATE evaluator_calls c
+        SET status = 'done', attempts = c.attempts + 1, last_status_code = x.status, last_error = NULL, latency_ms = x."latencyMs",
+            event_id = x."eventId", completed_at = now(), lease_until = NULL
+       FROM json_to_recordset($1::json) AS x(id bigint, status int, "latencyMs" int, "eventId" text)
+      WHERE c.id = x.id AND c.status = 'pending'`,
+    [JSON.stringify(calls)],
+    { prepare: true },
   );
 }
 
-/** Records a failed attempt: retried in `retryInMs`, or dead-lettered (`dead`). */
-export async function recordCallFailure(
-  db: SqlExecutor,
-  id: number,
-  failure: { dead: boolean; status: number | null; error: string; latencyMs: number | null; retryInMs: number },
-): Promise<void> {
+/**
+ * Records a dispatch round's failed attempts in one statement: each retried after its own delay,
+ * or dead-lettered. A call no longer pending is left as it is.
+ *
+ * @example
+ * await recordCallFailures(db, [{ id: 17, dead: false, status: 503, error: 'http_status', latencyMs: 12, retryInMs: 10_000 }]);
+ */
+export async function recordCallFailures(db: SqlExecutor, failures: readonly CallFailure[]): Promise<void> {
+  if (failures.length === 0) return;
   await db.query(
-    `UPDATE evaluator_calls
-        SET status = $2, attempts = attempts + 1, last_status_code = $3, last_error = $4, latency_ms = $5,
-            next_attempt_at = now() + $6::double precision * interval '1 millisecond', lease_until = NULL,
-            completed_at = CASE WHEN $2 = 'dead' THEN now() ELSE NULL END
-      WHERE id = $1 AND status = 'pending'`,
-    [id, failure.dead ? 'dead' : 'pending', failure.status, failure.error, failure.latencyMs, failure.retryInMs],
+    `UPDATE evaluator_calls c
+        SET status = CASE WHEN x.dead THEN 'dead' ELSE 'pending' END, attempts = c.attempts + 1, last_status_code = x.status,
+            last_error = x.error, latency_ms = x."latencyMs",
+            next_attempt_at = now() + x."retryInMs" * interval '1 millisecond', lease_until = NULL,
+            completed_at = CASE WHEN x.dead THEN now() ELSE NULL END
+       FROM json_to_recordset($1::json) AS x(id bigint, dead boolean, status int, error text, "latencyMs" int, "retryInMs" double precision)
+      WHERE c.id = x.id AND c.status = 'pending'`,
+    [JSON.stringify(failures)],
+    { prepare: true },
   );
 }
 

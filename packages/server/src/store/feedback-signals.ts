@@ -58,6 +58,23 @@ export async function insertSignals(tx: SqlExecutor, signals: readonly SignalRow
 }
 
 /**
+ * Sets the stored weight of these signals (a judge's, when its evaluator's weight factor changed
+ * since processing: the rescore keeps the stored weight and the composite score's in step).
+ *
+ * @example
+ * await setSignalWeights(tx, [{ workspaceId: 'ws_1', eventId: 'judge-…', weight: 0.3 }]);
+ */
+export async function setSignalWeights(tx: SqlExecutor, signals: ReadonlyArray<{ workspaceId: string; eventId: string; weight: number }>): Promise<void> {
+  if (signals.length === 0) return;
+  await tx.query(
+    `UPDATE feedback_signals s SET weight = x.weight
+       FROM json_to_recordset($1::json) AS x("workspaceId" text, "eventId" text, weight double precision)
+      WHERE s.workspace_id = x."workspaceId" AND s.event_id = x."eventId"`,
+    [JSON.stringify(signals)],
+  );
+}
+
+/**
  * Turns retracted events' counted signals into dropped ones (reason `retracted`), in the
  * processing transaction that reverses them: every read of counted signals then leaves them out.
  *

@@ -31,6 +31,9 @@ export interface ScoreInputRow {
   evaluator_id?: string | null;
   /** A judge's evaluator's current weight factor (evaluators.weight_factor); null for other events. */
   judge_factor?: number | null;
+  /** The weight processing stored (a judge's is set again when its evaluator's factor changed) and the sample weight it includes. */
+  weight?: number | null;
+  sample_weight?: number | null;
   /** A `score` event's numeric value, and its config of that name (null: none); issue 26 §1. */
   score_value?: number | null;
   score_config?: { weight: number; dataType: ScoreDataType; min: number | null; max: number | null; categories: Array<{ value: number; label: string }> | null } | null;
@@ -82,7 +85,7 @@ export async function readScoreInputs(tx: SqlExecutor, marks: readonly ScoreMark
      found AS (
        SELECT c.workspace_id AS claimed_ws, c.response_id AS claimed_rid, s.event_id, s.type,
               s.user_id, s.signal_class, s.polarity, s.value, s.occurred_at, s.edit_distance, s.verified, s.score_value, s.score_config,
-              s.source, s.evaluator_id, s.judge_factor
+              s.source, s.evaluator_id, s.judge_factor, s.weight, s.sample_weight
          FROM claimed c
          JOIN workspaces w ON w.id = c.workspace_id
          LEFT JOIN LATERAL (
