@@ -3,11 +3,8 @@
  * (process, deliver, sweep, rollup), and the schedule keeps the sweep and the rollups going. The
  * same handlers run on the in-process queue (embedded) and on BullMQ (production).
  */
-import type { Config } from '../config.js';
 import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
 import { vacuumChurningTables } from '../db/database-upkeep.js';
-import type { SqlClient } from '../db/sql-client.js';
-import type { StreamSink } from '@feedloop/core';
 import type { JobQueue, QueueCounts } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
@@ -27,7 +24,8 @@ import { upkeepEventLog } from '../store/event-log-upkeep.js';
 import { takeStalePending } from '../store/pipeline-pending.js';
 import { createTrainingBatch, makeDueTrainingBatches } from './training-batch-maker.js';
 import { runRetention, type RetentionReport } from './retention.js';
-import { refreshJudgeWeights } from './judge-weights.js';
+import { runEvaluatorTick } from './evaluator-tick.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 
 /** Events a sweep re-enqueues at most. */
 const SWEEP_EVENT_LIMIT = 50_000;
@@ -46,72 +44,6 @@ const RESCORE_DELAY_MS = 500;
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
 const SCHEDULE_KEEP_MAX_MS = 60_000;
-
-/** Something that wants to know what happened (logs, metrics). */
-export interface PipelineObserver {
-  processed?(report: ProcessReport, latencyMs: number): void;
-  error?(where: string, err: unknown): void;
-}
-
-/** What the pipeline is built from. */
-export interface PipelineDeps {
-  db: SqlClient;
-  config: Pick<
-    Config,
-    | 'pipelineBatch'
-    | 'sweepIntervalMs'
-    | 'sweepGraceMs'
-    | 'rollupIntervalMs'
-    | 'webhookAllowPrivate'
-    | 'trainingBatchThreshold'
-    | 'trainingBatchIntervalMs'
-    | 'trainingBatchDir'
-    | 'trainingBatchKinds'
-    | 'alertIntervalMs'
-    | 'publicUrl'
-    | 'archive'
-    | 's3'
-    | 'defaultMaxEvents'
-    | 'retentionIntervalMs'
-  >;
-  queue: JobQueue<PipelineJobs>;
-  /**
-   * The processing lane (production: the `pipeline-process` queue): `process` jobs run in slots
-   * of their own, never waiting behind the upkeep jobs of `queue` (rollups, rescores, sweeps,
-   * deliveries), which hold a slot for seconds. Without it, `process` jobs go on `queue` (embedded:
-   * PGlite runs one transaction at a time, so a lane of its own would run nothing sooner).
-   */
-  processQueue?: JobQueue<ProcessJobs>;
-  /** Live counters in Redis (production; the composition root makes them): without them, the SQL table. */
-  redisCounters?: RedisLiveCounters;
-  sink?: StreamSink;
-  observer?: PipelineObserver;
-  /**
-   * Sends the webhook deliveries that are due (these ids, or up to `limit` of all that are due), emit's
-   * `deliverDueWebhooks` bound to the deployment's settings by the composition root: the pipeline
-   * queues deliveries in its transactions and asks for them to be sent, never sending them itself.
-   */
-  deliverWebhooks: (selection: { ids: readonly number[] } | { limit: number }) => Promise<{ delivered: number; retried: number; failed: number }>;
-  /** The evaluators' work; without it, evaluator jobs do nothing (tests of other parts). */
-  evaluators?: EvaluatorWork;
-}
-
-/**
- * The evaluators' work (issue 28), emit's planning and dispatch bound to the deployment's settings
- * by the composition root: the pipeline runs it in its jobs and never calls an evaluator itself.
- */
-export interface EvaluatorWork {
-  /** Queues the calls of newly registered responses; returns their ids. */
-  planNewResponses(workspaceId: string, responseIds: readonly string[]): Promise<number[]>;
-  /** Queues the calls of new pairwise items and of backfill pages; returns their ids. */
-  planPending(): Promise<number[]>;
-  /** Sends due calls (these ids, or up to `limit` of all that are due); returns how many it claimed. */
-  dispatch(selection: { ids: readonly number[] } | { limit: number }): Promise<number>;
-}
-
-/** Evaluator calls one tick sends at most (the budgets per minute bound them further). */
-const EVALUATOR_TICK_LIMIT = 1_000;
-const EVALUATOR_DISPATCH_BATCH = 100;
 
 /**
  * The processing pipeline of one process.
@@ -258,22 +190,12 @@ export class Pipeline {
   }
 
   /**
-   * The `evaluators` job: queues the calls of new pairwise items and backfill pages, then sends
-   * due calls (retries included) in batches until none is due or the tick's limit is reached.
+   * The `evaluators` job (evaluator-tick.ts); a changed judge weight asks for a rescore.
    */
   async evaluatorTick(): Promise<{ planned: number; claimed: number }> {
-    const work = this.deps.evaluators;
-    if (!work) return { planned: 0, claimed: 0 };
-    const planned = (await work.planPending()).length;
-    // Hourly per evaluator; a changed factor marks its responses for the rescore below the schedule's.
-    if ((await refreshJudgeWeights(this.deps.db)) > 0) await this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
-    let claimed = 0;
-    while (claimed < EVALUATOR_TICK_LIMIT) {
-      const n = await work.dispatch({ limit: EVALUATOR_DISPATCH_BATCH });
-      claimed += n;
-      if (n < EVALUATOR_DISPATCH_BATCH) break;
-    }
-    return { planned, claimed };
+    return runEvaluatorTick(this.deps.db, this.deps.evaluators, () =>
+      this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err)),
+    );
   }
 
   /** Hands newly created responses to the evaluators (a job); never throws: a missed one is a backfill's. */
