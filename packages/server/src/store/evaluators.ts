@@ -10,19 +10,9 @@ import type { SqlExecutor } from '../db/sql-client.js';
 /** Evaluator ids: `ev_` and a uuid v7 without dashes (they sort by creation). */
 export const EVALUATOR_ID_PREFIX = 'ev_';
 
-/** An evaluator as the API shows it: never its secret. */
-export interface EvaluatorInfo {
+/** An evaluator as the API shows it: its settable fields and state, never its secret. */
+export interface EvaluatorInfo extends EvaluatorFields {
   id: string;
-  name: string;
-  url: string;
-  kind: EvaluatorKind;
-  output: EvaluatorOutput;
-  scoreConfigId: string | null;
-  sample: number;
-  filter: Record<string, unknown>;
-  timeoutMs: number;
-  ratePerMinute: number;
-  enabled: boolean;
   /** Bumped by a change of url, kind, output, scoreConfigId or filter: an item is judged once per version. */
   version: number;
   /** The weight rule's state: the factor its events weigh with (0 or 0.3 × human), from kappa and n over the last 30 days. */
