@@ -3,10 +3,9 @@
  * group committers for feedback and responses. Routes (v1 and the seeds' compatible ones)
  * validate and map their input, then call this.
  */
-import { sourceClaimError, validateTraceUpdate, type ErrorBody, type FeedbackEvent, type ResponseRegistration, type TraceUpdate } from '@feedloop/core';
+import { sourceClaimError, validateTraceUpdate, type FeedbackEvent, type ResponseRegistration, type TraceUpdate } from '@feedloop/core';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
-import { classifyWriteFailure } from '../db/write-failure.js';
 import { FeedloopError } from '../errors.js';
 import type { AuthContext } from '../store/auth-context.js';
 import type { Metrics } from '../metrics.js';
@@ -16,7 +15,7 @@ import { AnswerCache } from './answer-cache.js';
 import { DiffPool, type DiffPoolOptions } from './diff-pool.js';
 import { computeEditDistances } from './edit-distances.js';
 import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from '../store/feedback-writer.js';
-import { GroupCommitter, type GroupCommitOptions } from './group-commit.js';
+import { GroupCommitter } from './group-commit.js';
 import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
 import { resolveScores } from './score-resolution.js';
@@ -25,6 +24,7 @@ import { ResponseFactsCache } from '../store/response-facts-cache.js';
 import { retractEvent, type Retraction } from '../store/feedback-retraction.js';
 import { writeResponseBatch, type ResponseOutcome, type ResponseSubmission } from '../store/response-writer.js';
 import { upsertTraceBatch, type TraceOutcome, type TraceSubmission } from '../store/trace-upserts.js';
+import { isolateFailures, unavailableOnFailure } from './commit-failures.js';
 
 const RATE_WINDOW_MS = 60_000;
 /** Events per transaction at most; a batch request of 1,000 fits whole. */
@@ -36,39 +36,6 @@ const MAX_COMMIT_BATCH = 5_000;
  * each event cost less CPU in the server and in Postgres (docs/benchmarks.md).
  */
 const OVERLAP_SHARE = 0.5;
-
-/**
- * A write that failed because the database cannot take writes is answered 503, so the client
- * retries. Any other failure that reaches a caller (one its own item caused alone and that is
- * no refused value, i.e. a bug) goes on as it is: a 500, logged.
- */
-async function unavailableOnFailure<T>(write: Promise<T>): Promise<T> {
-  try {
-    return await write;
-  } catch (err) {
-    if (err instanceof FeedloopError || classifyWriteFailure(err) !== 'unavailable') throw err;
-    throw new FeedloopError('FEEDLOOP_ERR_UNAVAILABLE', 'the database did not take the write; retry', { cause: err });
-  }
-}
-
-/**
- * How the committers treat a failed flush: unless the database is unavailable, the batch is
- * split to find the items at fault; an item the database refuses alone is rejected with
- * `FEEDLOOP_ERR_VALIDATION_UNSTORABLE` (its sender's fault), and everyone else is written.
- */
-function isolateFailures<I, O>(rejected: (item: I, error: ErrorBody) => O): Pick<GroupCommitOptions<I, O>, 'splitOnFailure' | 'failedAlone'> {
-  return {
-    splitOnFailure: (err) => classifyWriteFailure(err) !== 'unavailable',
-    failedAlone: (item, err) => {
-      if (classifyWriteFailure(err) !== 'data') throw err;
-      const sqlstate = (err as { code?: unknown }).code;
-      return rejected(item, {
-        code: 'FEEDLOOP_ERR_VALIDATION_UNSTORABLE',
-        message: `the database refused a value of this item (SQLSTATE ${String(sqlstate)}); nothing of it was stored`,
-      });
-    },
-  };
-}
 
 /**
  * Accepts feedback and responses for the API.
