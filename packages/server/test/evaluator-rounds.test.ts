@@ -32,7 +32,9 @@ for (const backend of BACKENDS) {
       const judge = await startJudge();
       const config = await call('POST', '/v1/score-configs', { name: 'batched', dataType: 'numeric', min: 0, max: 1 });
       expect(config.statusCode, config.body).toBe(201);
-      const ev = await create(judge, { name: 'batched', output: 'score', scoreConfigId: config.json().id, filter: { agent: 'nobody' } });
+      // Disabled until this test's own round: the worker's tick (BullMQ runs a schedule's first job
+      // when the schedule is re-installed) would otherwise claim the calls first.
+      const ev = await create(judge, { name: 'batched', output: 'score', scoreConfigId: config.json().id, filter: { agent: 'nobody' }, enabled: false });
       await register(Array.from({ length: 4 }, (_, i) => ({ id: `ev-batch-${i}`, query: `q${i}`, answer: i % 2 ? 'good' : 'bad' })));
       const ids = (await Promise.all(Array.from({ length: 4 }, (_, i) => queueOne(ev.id, `ev-batch-${i}`)))).flat();
       expect(ids).toHaveLength(4);
@@ -55,6 +57,7 @@ for (const backend of BACKENDS) {
           };
         },
       });
+      await t.db.query('UPDATE evaluators SET enabled = true WHERE id = $1', [ev.id]);
       expect(await dispatchEvaluatorCalls(db, { submit, ids, allowPrivate: true, backoffMs: 0 })).toEqual({ done: 3, retried: 0, dead: 1 });
       expect(batches).toEqual([4]);
       expect(statements.filter((q) => q.startsWith('UPDATE evaluator_calls'))).toHaveLength(2);
