@@ -7,8 +7,7 @@
  * persists; Exports says what it leaves out as `?validate=true` does; an alert rule edit is saved;
  * an export downloads. Screenshots of each page at 1280 px and 390 px go to docs/screenshots/.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,9 +37,6 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'feedloop-dash-'));
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'packages/dashboard/dist/index.html'))) {
-      execFileSync('npm', ['run', 'build', '-w', '@feedloop/dashboard'], { cwd: ROOT, stdio: 'ignore' });
-    }
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', FEEDLOOP_DATA_DIR: dir, FEEDLOOP_INIT_WORKSPACE: 'default' });
     const demo = await runDemo(config, { seedOnly: false, scale: 0.2 });
     server = demo.server;

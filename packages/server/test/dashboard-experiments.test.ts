@@ -3,15 +3,11 @@
  * is undefined (0 % against 80 %), with the absolute difference, and shows preliminary figures
  * below minSample. A real server (PGlite), the built dashboard, Debian's Chromium.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const pglite = BACKENDS.find((b) => b.name === 'pglite');
 
 describe.skipIf(!chromiumAvailable() || !pglite)('experiments page: exact verdicts and preliminary figures', () => {
@@ -20,7 +16,6 @@ describe.skipIf(!chromiumAvailable() || !pglite)('experiments page: exact verdic
   let browser: TestBrowser;
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'packages/dashboard/dist/index.html'))) execFileSync('npm', ['run', 'build', '-w', '@feedloop/dashboard'], { cwd: ROOT, stdio: 'ignore' });
     t = await startTestApp(await (pglite as NonNullable<typeof pglite>).open(), {}, { worker: true });
     const send = (method: 'POST' | 'PUT', path: string, payload: object) => t.app.inject({ method, url: path, headers: t.auth, payload });
     for (const [variant, positive] of [['control', 0], ['B', 16]] as const) {

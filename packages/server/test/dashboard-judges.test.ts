@@ -7,7 +7,6 @@
  * on loopback (allowed as an operator would: FEEDLOOP_WEBHOOK_ALLOW_PRIVATE), the built
  * dashboard, Debian's Chromium; screenshots at 1280 and 390 px go to docs/screenshots/judges-*.png.
  */
-import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,8 +45,6 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: judges', () => {
   };
 
   beforeAll(async () => {
-    // Always rebuilt: the page is this change's.
-    execFileSync('npm', ['run', 'build', '-w', '@feedloop/dashboard'], { cwd: ROOT, stdio: 'ignore' });
     t = await startTestApp(await (pglite as NonNullable<typeof pglite>).open(), LOCAL, { worker: true });
     const judge = await startJudge();
     const refusing = await startJudge();

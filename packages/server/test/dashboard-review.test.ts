@@ -7,8 +7,6 @@
  * all matching a filter). A real server (PGlite), the built dashboard, Debian's Chromium; the
  * screenshots at 1280 and 390 px go to docs/screenshots/review-*.png.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pairOrder } from '@feedloop/core';
 import type { Page } from 'playwright-core';
@@ -53,7 +51,6 @@ describe.skipIf(!chromiumAvailable() || !pglite || !datasetsAvailable())('dashbo
   const pairs: Array<[string, string]> = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'packages/dashboard/dist/index.html'))) execFileSync('npm', ['run', 'build', '-w', '@feedloop/dashboard'], { cwd: ROOT, stdio: 'ignore' });
     t = await startTestApp(await (pglite as NonNullable<typeof pglite>).open(), {}, { worker: true });
     // HH-RLHF's first pairs whose chosen and rejected answers follow the same conversation.
     const hh: Array<{ id: string; query: string; answer: string; agent: string }> = [];

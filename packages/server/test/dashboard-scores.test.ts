@@ -4,15 +4,11 @@
  * its scores, and Settings adds a score config. A real server (PGlite), the built dashboard,
  * Debian's Chromium; the screenshots go to /tmp/feedloop-scores-*.png.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupDirtyDays } from '../src/pipeline/rollup.js';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const pglite = BACKENDS.find((b) => b.name === 'pglite');
 
 describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: named scores', () => {
@@ -22,7 +18,6 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: named scores', () =
   const send = (method: 'POST' | 'GET', path: string, payload?: object) => t.app.inject({ method, url: path, headers: t.auth, ...(payload ? { payload } : {}) });
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'packages/dashboard/dist/index.html'))) execFileSync('npm', ['run', 'build', '-w', '@feedloop/dashboard'], { cwd: ROOT, stdio: 'ignore' });
     t = await startTestApp(await (pglite as NonNullable<typeof pglite>).open(), {}, { worker: true });
     expect((await send('POST', '/v1/score-configs', { name: 'helpfulness', dataType: 'numeric', min: 0, max: 1 })).statusCode).toBe(201);
     const tone = { name: 'tone', dataType: 'categorical', categories: [{ value: 0, label: 'rude' }, { value: 1, label: 'polite' }] };

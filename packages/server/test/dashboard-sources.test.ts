@@ -5,15 +5,12 @@
  * judges beside it, every figure equal to the API's. A real server (PGlite), the built dashboard,
  * Debian's Chromium; the screenshots go to /tmp/feedloop-sources-*.png.
  */
-import { execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupDirtyDays } from '../src/pipeline/rollup.js';
 import { rescoreDirtyResponses } from '../src/pipeline/rescore.js';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from './browser.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const pglite = BACKENDS.find((b) => b.name === 'pglite');
 
 describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: review and judge sources', () => {
@@ -23,9 +20,6 @@ describe.skipIf(!chromiumAvailable() || !pglite)('dashboard: review and judge so
   const send = (method: 'POST' | 'GET', path: string, payload?: object) => t.app.inject({ method, url: path, headers: t.auth, ...(payload ? { payload } : {}) });
 
   beforeAll(async () => {
-    // Always rebuilt: the badges are this change's.
-    execFileSync('npm', ['run', 'build', '-w', '@feedloop/dashboard'], { cwd: ROOT, stdio: 'ignore' });
-    expect(join(ROOT, 'packages/dashboard/dist/index.html')).toBeTruthy();
     t = await startTestApp(await (pglite as NonNullable<typeof pglite>).open(), {}, { worker: true });
     expect((await send('POST', '/v1/responses/batch', { responses: [{ id: 'ds-r1', query: 'How do I export?', answer: 'Use the Exports page.' }, { id: 'ds-r2', query: 'Refunds?', answer: 'Within 30 days.' }] })).statusCode).toBe(207);
     const judge = (id: string, responseId: string, type: string) => ({ id, responseId, type, source: 'judge', metadata: { evaluatorId: 'gpt-judge' } });

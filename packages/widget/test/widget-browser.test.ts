@@ -4,7 +4,6 @@
  * comment flow, stars and sliders, copy and edit signals with consent (none without), retry and
  * abandonment; every event checked through the API. Screenshots go to docs/screenshots/.
  */
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from '../../server/test/browser.js';
@@ -46,8 +45,6 @@ describe.skipIf(!chromiumAvailable())('<feedloop-feedback> in Chromium', () => {
   };
 
   beforeAll(async () => {
-    // The page loads the built bundle.
-    execFileSync(process.execPath, [fileURLToPath(new URL('../build.mjs', import.meta.url))]);
     s = await startCaptureServer();
     b = await launchBrowser();
   }, 250_000);

@@ -10,6 +10,8 @@ export interface PgliteThreadInit {
   sharedBuffersMb: number;
   /** Where to write statement timings (db/statement-profile.ts); undefined: not timed. */
   statementProfile?: string | undefined;
+  /** A file written by the `dump` request: an in-memory database starts as a copy of it (no initdb, no migrations to run). */
+  loadDataDir?: string | undefined;
 }
 
 /**
@@ -25,6 +27,8 @@ export type PgliteRequest =
   | { id: number; op: 'commit' | 'rollback'; tx: number }
   /** Calls `module`'s export `fn(db, ...args)` in the thread, with a client of the thread's own (SqlClient.runInThread). */
   | { id: number; op: 'run'; module: string; fn: string; args: readonly unknown[] }
+  /** Writes the whole database, as PGlite's uncompressed tarball of its folder, to the file `path`. */
+  | { id: number; op: 'dump'; path: string }
   | { id: number; op: 'close' };
 
 /** An error as it crossed the thread boundary: the message and Postgres's fields (`code` is the SQLSTATE). */

@@ -24,6 +24,7 @@
  * lane starves. A statement once started runs to its end: heavy reads keep theirs short instead
  * (export pages are sized to a time, store/export-stream.ts).
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { PreparedStatements } from './pglite-prepared.js';
@@ -62,7 +63,8 @@ limitWasmCompilationThreads();
 let db: PGlite;
 try {
   const startParams = pgliteStartParams({ sharedBuffersMb: init.sharedBuffersMb });
-  db = await PGlite.create(init.dataDir === undefined ? { startParams } : { dataDir: init.dataDir, startParams });
+  const loadDataDir = init.loadDataDir === undefined ? {} : { loadDataDir: new Blob([await readFile(init.loadDataDir)]) };
+  db = await PGlite.create(init.dataDir === undefined ? { startParams, ...loadDataDir } : { dataDir: init.dataDir, startParams });
   // Days are UTC days: the one connection runs in UTC, whatever the data folder's configuration.
   await db.exec(SET_UTC);
   // Prepared statements (pglite-prepared.ts) keep their parse, never a generic plan: PGlite runs
@@ -278,6 +280,11 @@ async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { o
       const exported = ((await import(req.module)) as Record<string, unknown>)[req.fn];
       if (typeof exported !== 'function') throw new Error(`${req.module} exports no function ${req.fn}`);
       return { result: await (exported as (db: SqlClient, ...args: unknown[]) => Promise<unknown>)(local, ...req.args) };
+    }
+    case 'dump': {
+      const tarball = await holding('foreground', () => db.dumpDataDir('none'));
+      await writeFile(req.path, new Uint8Array(await tarball.arrayBuffer()));
+      return {};
     }
     case 'close':
       await holding('background', () => db.close());
