@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import copyStreams from 'pg-copy-streams';
-import { utcDay } from '../packages/core/src/index.js';
+import { sourceOfType, utcDay, type FeedbackEventType } from '../packages/core/src/index.js';
 import { loadConfig } from '../packages/server/src/config.js';
 import { migrate } from '../packages/server/src/db/migrate.js';
 import { openPostgres } from '../packages/server/src/db/postgres-client.js';
@@ -133,7 +133,7 @@ async function loadWorkspace(client: pg.Client, ws: string, events: number, firs
     const seq = firstSeq + i;
     const payload = mix.type === 'rating' ? '{"rating": 5}' : category === null ? '{}' : `{"category": "${category}"}`;
     const editDistance = mix.type === 'correction' ? String(Math.floor(r() * 60)) : '\\N';
-    lines.events.push([seq, ws, id, resp.id, mix.type, 'user', user, copyText(resp.session), '\\N', payload, '\\N', editDistance, occurred, occurred].join('\t'));
+    lines.events.push([seq, ws, id, resp.id, mix.type, sourceOfType(mix.type as FeedbackEventType), user, copyText(resp.session), '\\N', payload, '\\N', editDistance, occurred, occurred].join('\t'));
     lines.ids.push([ws, id, occurred, seq].join('\t'));
     const firstPass = mix.polarity === 'positive' ? 't' : mix.polarity === 'negative' ? 'f' : '\\N';
     const categories = category === null ? '{}' : `{${category}}`;
