@@ -32,8 +32,8 @@ for (const backend of BACKENDS) {
       const judge = await startJudge();
       const config = await call('POST', '/v1/score-configs', { name: 'batched', dataType: 'numeric', min: 0, max: 1 });
       expect(config.statusCode, config.body).toBe(201);
-      // Disabled until this test's own round: the worker's tick (BullMQ runs a schedule's first job
-      // when the schedule is re-installed) would otherwise claim the calls first.
+      // Disabled until this test's own round: the worker's tick (BullMQ runs a new schedule's first
+      // job at once, and a test's worker may start just before) would otherwise claim the calls first.
       const ev = await create(judge, { name: 'batched', output: 'score', scoreConfigId: config.json().id, filter: { agent: 'nobody' }, enabled: false });
       await register(Array.from({ length: 4 }, (_, i) => ({ id: `ev-batch-${i}`, query: `q${i}`, answer: i % 2 ? 'good' : 'bad' })));
       const ids = (await Promise.all(Array.from({ length: 4 }, (_, i) => queueOne(ev.id, `ev-batch-${i}`)))).flat();
