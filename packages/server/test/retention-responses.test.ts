@@ -11,6 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { runRetention } from '../src/pipeline/retention.js';
+import { rollupDirtyDays } from '../src/pipeline/rollup.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'feedloop-retention-responses-'));
@@ -97,10 +98,36 @@ for (const backend of BACKENDS) {
       const ids = ['cap-1', 'cap-2', 'cap-3', 'cap-4'];
       expect((await req('POST', '/v1/responses/batch', { responses: [{ id: 'rr-cap', query: 'q', answer: 'a' }] })).statusCode).toBe(207);
       for (const id of ids) expect((await req('POST', '/v1/feedback', { id, responseId: 'rr-cap', type: 'comment', userId: `u-${id}`, payload: { comment: id } })).statusCode).toBe(202);
+      await t.services.pipeline.idle(10_000);
       const report = await runRetention(t.db, { archive: join(dir, `${backend.name}-cap`), defaultMaxEvents: 3 });
       expect(report.archived).toBe(1);
       const left = await t.db.query<{ id: string }>('SELECT id FROM feedback_events WHERE workspace_id = $1 ORDER BY id', [t.workspaceId]);
       expect(left.map((r) => r.id)).toEqual(['cap-2', 'cap-3', 'cap-4']);
+    });
+
+    it('leaves an event past the cap that waits for processing until it is processed, so the figures count it', async () => {
+      // A pipeline that has not run yet (a backlog after a restart): the events wait in the outbox.
+      const w = await startTestApp(await backend.open());
+      try {
+        const call = (method: 'GET' | 'POST', url: string, payload?: object) => w.app.inject({ method, url, headers: w.auth, ...(payload ? { payload } : {}) });
+        expect((await call('POST', '/v1/responses/batch', { responses: [{ id: 'rr-wait', query: 'q', answer: 'a' }] })).statusCode).toBe(207);
+        const waiting = ['wait-1', 'wait-2', 'wait-3'];
+        for (const id of waiting) expect((await call('POST', '/v1/feedback', { id, responseId: 'rr-wait', type: 'thumbs_up', userId: `u-${id}` })).statusCode).toBe(202);
+        const left = async () => (await w.db.query<{ id: string }>('SELECT id FROM feedback_events WHERE workspace_id = $1 ORDER BY id', [w.workspaceId])).map((r) => r.id);
+        const archive = join(dir, `${backend.name}-wait`);
+        expect((await runRetention(w.db, { archive, defaultMaxEvents: 1 })).archived).toBe(0);
+        expect(await left()).toEqual(waiting);
+        // Processed and rolled up, they count; then the cap lets the two older ones go, and the figures keep them.
+        await w.services.pipeline.process(waiting.map((id) => [w.workspaceId, id] as [string, string]));
+        await rollupDirtyDays(w.db, { workspaceId: w.workspaceId });
+        expect((await runRetention(w.db, { archive, defaultMaxEvents: 1 })).archived).toBe(2);
+        expect(await left()).toEqual(['wait-3']);
+        const stats = await call('GET', '/v1/stats');
+        expect(stats.statusCode, stats.body).toBe(200);
+        expect(stats.json().positive).toBe(3);
+      } finally {
+        await w.close();
+      }
     });
   });
 }
