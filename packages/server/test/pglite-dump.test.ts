@@ -39,7 +39,7 @@ describe('PGlite dump and load', () => {
     }
   });
 
-  it('refuses to start from a file that is not a dump, with the reason', async () => {
+  it('refuses to start from a dump file that is not there, with the reason', async () => {
     await expect(openPglite(undefined, undefined, { loadDataDir: join(dir, 'missing.tar') })).rejects.toThrow(/ENOENT|no such file/);
   });
 });
