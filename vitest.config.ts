@@ -23,7 +23,8 @@ export default defineConfig({
         extends: true,
         // Every file has its own databases (a PGlite, a Postgres schema, a Redis prefix), and most
         // of a file's time is waiting on them or on child processes: two files at once on two cores.
-        test: { name: 'parallel', include: ['packages/*/test/**/*.test.ts'], exclude: ALONE, maxWorkers: Math.max(2, availableParallelism()) },
+        // At most four: each file holds up to ~20 Postgres connections, and Postgres allows 100.
+        test: { name: 'parallel', include: ['packages/*/test/**/*.test.ts'], exclude: ALONE, maxWorkers: Math.min(4, Math.max(2, availableParallelism())) },
       },
       { extends: true, test: { name: 'alone', include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
