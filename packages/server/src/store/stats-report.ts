@@ -11,7 +11,7 @@
  * Filtered selections read the rollups only (counters are not sliced).
  */
 import { buildStatsReport, emptySums, ratedFromFields, utcDay, type StatsGroupBy, type StatsReport, type StatsSums } from '@feedloop/core';
-import type { SqlExecutor } from '../db/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import { selectSums, topIssueCounts, type StatsFilters } from './stats-sums.js';
 
 /** Reads a workspace's live counter fields of a day. */
@@ -35,13 +35,20 @@ export interface LiveNote {
 }
 
 /**
+ * Keeps the top issues' read serial. At 10 M events the planner's estimate of a 30-day range crossed
+ * Postgres's parallel-query threshold and every request started two workers to aggregate ~3,000
+ * rows: 7.5-11.7 ms a statement against 2.3-2.7 ms serial (docs/benchmarks.md, "Sixth session").
+ */
+const SERIAL_READ = 'SET LOCAL max_parallel_workers_per_gather = 0';
+
+/**
  * Reads and builds the report.
  *
  * @example
  * await loadStatsReport(db, readLive, 'ws_1', { from: '2026-10-24', to: '2026-11-22', groupBy: 'day', filters: {} })
  */
 export async function loadStatsReport(
-  db: SqlExecutor,
+  db: SqlClient,
   readLive: LiveFieldsReader,
   workspaceId: string,
   request: StatsRequest,
@@ -50,7 +57,7 @@ export async function loadStatsReport(
   const limit = request.topIssues ?? 10;
   const [selected, issues] = await Promise.all([
     selectSums(db, workspaceId, request.from, request.to, request.filters, request.groupBy),
-    topIssueCounts(db, workspaceId, request.from, request.to, limit),
+    db.transaction((tx) => topIssueCounts(tx, workspaceId, request.from, request.to, limit), { begin: SERIAL_READ }),
   ]);
   const today = utcDay(now);
   let live: LiveNote | null = null;
