@@ -1,7 +1,8 @@
 /**
  * Issue 27: under 20 concurrent reviewers no item is over-reserved, on both stores, through the
  * real HTTP routes (a listening server, fetch): never more live reservations plus reviews than
- * `reviewersPerItem`, no reviewer twice on an item, and every item ends with exactly that many.
+ * `reviewersPerItem`, no reviewer twice on an item, and every item ends with exactly that many;
+ * and an item locked for a moment by another reviewer is waited for, not taken for an empty queue.
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +65,21 @@ for (const backend of BACKENDS) {
         [t.workspaceId, queueId],
       );
       expect(stored.map((s) => s.n)).toEqual([2, 2, 2, 2, 2, 2]);
+    });
+
+    it("waits for an item another reviewer's transaction holds instead of answering 204 while it still needs this reviewer", async () => {
+      const queueId = await makeQueue('held', 1, 2);
+      const [item] = await t.db.query<{ id: string }>('SELECT id FROM review_items WHERE workspace_id = $1 AND queue_id = $2', [t.workspaceId, queueId]);
+      let answer: ReturnType<typeof post> | undefined;
+      // The lock a review or another `next` takes on the item, held while this reviewer asks.
+      await t.db.transaction(async (tx) => {
+        await tx.query('SELECT id FROM review_items WHERE workspace_id = $1 AND id = $2 FOR UPDATE', [t.workspaceId, item!.id]);
+        answer = post(keys[0]!.key, `/v1/review-queues/${queueId}/next`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+      const got = await answer!;
+      expect(got.status).toBe(200);
+      expect((got.json?.item as { id: string }).id).toBe(item!.id);
     });
 
     it('drains a queue with 20 reviewers reviewing at once: each item gets exactly reviewersPerItem distinct reviewers', async () => {
