@@ -6,9 +6,8 @@ import { connectNatsSink } from '../src/emit/nats-sink.js';
 import { outboundMessageId, type OutboundEventType, type OutboundMessage } from '@feedloop/core';
 import type { StreamSink } from '@feedloop/core';
 import { streamSubject } from '../src/emit/stream-sink.js';
+import { startNatsProcess } from './nats-process.js';
 import { NATS_URL, natsUp } from './nats-service.js';
-
-
 
 function message(workspaceId: string, type: OutboundEventType): OutboundMessage {
   const eventId = `ev-${randomBytes(6).toString('hex')}`;
@@ -97,6 +96,54 @@ describe.skipIf(!natsUp)('NATS JetStream sink', () => {
       await expect(lost.publish([message('ws', 'learning.signal')])).rejects.toThrow();
     } finally {
       await lost.close();
+    }
+  });
+});
+
+describe('NATS JetStream sink across a NATS outage', () => {
+  it('publishes again when NATS returns after longer than the client library gives a server by default (10 tries)', async () => {
+    const nats = await startNatsProcess();
+    // 30 ms between tries: the default 10 tries are spent within the outage below.
+    const sink = await connectNatsSink(nats.url, { reconnectWaitMs: 30 });
+    try {
+      await sink.publish([message('ws', 'feedback.submitted')]);
+      await nats.kill();
+      await new Promise((r) => setTimeout(r, 1_500));
+      await nats.restart();
+      // The caller (the effects outbox) retries a rejected publish; JetStream may take a moment
+      // to recover its stream after the restart. A closed connection never publishes again.
+      const again = message('ws', 'learning.signal');
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const failed = await sink.publish([again]).then(() => undefined, (err: unknown) => err);
+        if (failed === undefined) break;
+        if (Date.now() > deadline) throw failed;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const nc = await connect({ servers: nats.url });
+      try {
+        const info = await (await jetstreamManager(nc)).streams.info('FEEDLOOP');
+        expect(info.state.messages).toBe(2);
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await sink.close();
+      await nats.dispose();
+    }
+  });
+
+  it('closes at once while NATS is away: a drain would fail after its timeout, and what is unpublished stays in the outbox', async () => {
+    const nats = await startNatsProcess();
+    const sink = await connectNatsSink(nats.url);
+    try {
+      await nats.kill();
+      await new Promise((r) => setTimeout(r, 300));
+      const started = Date.now();
+      await sink.close();
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await nats.dispose();
     }
   });
 });

@@ -13,7 +13,9 @@ import { verifyWebhookSignature } from '../src/emit/webhook-signature.js';
 import type { OutboundMessage } from '@feedloop/core';
 import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
 import { NATS_URL, natsUp } from './nats-service.js';
+import { startNatsProcess } from './nats-process.js';
 import { startRedisProcess, type RedisProcess } from './redis-process.js';
+import type { ServiceProcess } from './service-process.js';
 
 const postgres = BACKENDS.find((b) => b.name === 'postgres');
 
@@ -68,6 +70,31 @@ const pendingCount = async (t: TestApp): Promise<number> =>
 const liveTotal = async (t: TestApp): Promise<number> =>
   (await t.app.inject({ method: 'GET', url: '/v1/stats/live', headers: t.auth })).json().total;
 
+/**
+ * A one-item review queue whose item a reviewer has taken (`next`); `review()` sends the verdict
+ * (rejected, with a correction) and checks both its events were accepted.
+ */
+async function reviewOneItem(t: TestApp, prefix: string) {
+  const [responseId] = await registerResponses(t, prefix, 1);
+  const call = (method: 'GET' | 'POST', url: string, payload?: object, headers = t.auth) => t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+  const made = await call('POST', '/v1/keys', { kind: 'reviewer', name: `${prefix}-ann` });
+  const reviewer = { authorization: `Bearer ${made.json().key as string}` };
+  const queue = await call('POST', '/v1/review-queues', { name: `${prefix} outage`, reviewersPerItem: 1, members: [made.json().id] });
+  const queueId = queue.json().id as string;
+  expect((await call('POST', `/v1/review-queues/${queueId}/items`, { responseIds: [responseId] })).statusCode).toBe(207);
+  const next = await call('POST', `/v1/review-queues/${queueId}/next`, {}, reviewer);
+  expect(next.statusCode, next.body).toBe(200);
+  const itemId = next.json().item.id as string;
+  const review = async () => {
+    const res = await call('POST', `/v1/review-queues/${queueId}/items/${itemId}/reviews`, { verdict: 'rejected', correction: 'the corrected answer' }, reviewer);
+    expect(res.statusCode, res.body).toBe(201);
+    const events = res.json().events as Array<{ id: string; status: string }>;
+    expect(events.map((e) => e.status)).toEqual(['accepted', 'accepted']); // the review and its correction
+    return { events, body: res.json() as { itemState: string } };
+  };
+  return { responseId: responseId!, call, review };
+}
+
 describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: Redis outage', () => {
   let redis: RedisProcess;
   let t: TestApp;
@@ -112,6 +139,47 @@ describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: Redis
       return effects.length === 0 ? true : undefined;
     });
     expect(await liveTotal(t)).toBe(before.length + during.length);
+  });
+});
+
+describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: Redis stopped halfway through a review', () => {
+  let redis: RedisProcess;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    if (!postgres) return;
+    redis = await startRedisProcess();
+    t = await startTestApp(await postgres.open(), { REDIS_URL: redis.url, ...FAST }, { worker: true });
+  });
+  afterAll(async () => {
+    const closed = await Promise.race([t?.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000))]);
+    if (!closed) console.warn('pipeline-production: closing the app after the Redis outage took over 30 s (known, under investigation)');
+    await redis?.dispose();
+  }, 90_000);
+
+  it('records a review taken before Redis stopped and sent after, and processes its events once when Redis returns', async () => {
+    const { responseId, call, review } = await reviewOneItem(t, 'rev');
+    // The reviewer reads the item; Redis goes away before the verdict is sent.
+    await redis.kill();
+    const { events, body } = await review();
+    const stored = async () =>
+      (await t.db.query<{ id: string; type: string; signals: number }>(
+        `SELECT e.id, e.type, (SELECT count(*)::int FROM feedback_signals s WHERE s.workspace_id = e.workspace_id AND s.event_id = e.id) AS signals
+           FROM feedback_events e WHERE e.workspace_id = $1 AND e.response_id = $2 AND e.source = 'review' ORDER BY e.type`,
+        [t.workspaceId, responseId],
+      ));
+    expect((await stored()).map((e) => e.type)).toEqual(['correction', 'review']);
+    expect(await pendingCount(t)).toBe(2); // committed, waiting for the queue
+    expect(body.itemState).toBe('done');
+
+    await redis.restart();
+    await until('the review processed after the outage', async () => ((await pendingCount(t)) === 0 ? true : undefined), 60_000);
+    const after = await stored();
+    expect(after.map((e) => e.id).sort()).toEqual(events.map((e) => e.id).sort());
+    expect(after.every((e) => e.signals === 1)).toBe(true);
+    const feedback = await call('GET', `/v1/feedback?responseId=${encodeURIComponent(responseId)}&source=review`);
+    expect(feedback.statusCode, feedback.body).toBe(200);
+    expect((feedback.json().data as unknown[]).length).toBe(2);
   });
 });
 
@@ -189,5 +257,48 @@ describe.skipIf(!postgres?.available || !redisUp || !natsUp)('pipeline in produc
     await new Promise((r) => setTimeout(r, 500));
     expect(received).toHaveLength(2 * ids.length);
     expect((await jsm.streams.info(stream)).state.messages).toBe(2 * ids.length);
+  });
+});
+
+describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: NATS stopped halfway through a review', () => {
+  let nats: ServiceProcess;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    if (!postgres) return;
+    nats = await startNatsProcess();
+    t = await startTestApp(await postgres.open(), { REDIS_URL, NATS_URL: nats.url, ...FAST }, { worker: true });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await nats?.dispose();
+  });
+
+  it("publishes a review sent while NATS was away once NATS returns, each message once", async () => {
+    const { review } = await reviewOneItem(t, 'nrev');
+    await nats.kill();
+    const { events } = await review();
+    // Processed meanwhile (Redis is up); what the stream should get waits in the effects outbox.
+    await until('the review processed', async () => ((await pendingCount(t)) === 0 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 3_000)); // longer than a reconnect try (2 s)
+    const waiting = await t.db.query('SELECT 1 FROM pipeline_effects WHERE NOT messages_done');
+    expect(waiting.length).toBeGreaterThan(0);
+
+    await nats.restart();
+    const nc = await connect({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const stored = async () => (await jsm.streams.info('FEEDLOOP').catch(() => undefined))?.state.messages ?? 0;
+      // feedback.submitted and learning.signal for each of the review's two events.
+      await until('the review published', async () => ((await stored()) >= 2 * events.length ? true : undefined), 60_000);
+      await new Promise((r) => setTimeout(r, 1_000)); // a second publish of any of them would be stored by now
+      expect(await stored()).toBe(2 * events.length);
+      const submitted = await Promise.all(
+        events.map(async (e) => (await jsm.streams.getMessage('FEEDLOOP', { last_by_subj: `feedloop.${t.workspaceId.replace(/[^A-Za-z0-9_-]/g, '_')}.feedback.submitted` }))?.json<OutboundMessage>()),
+      );
+      expect(events.map((e) => e.id)).toContain(submitted[0]?.data.eventId);
+    } finally {
+      await nc.close();
+    }
   });
 });

@@ -23,6 +23,8 @@ export interface NatsSinkOptions {
   duplicateWindowMs?: number;
   /** A new stream's retention: messages older than this are removed; default 7 days. */
   maxAgeMs?: number;
+  /** The wait between reconnect tries while NATS is away; default 2 s. The tries never stop. */
+  reconnectWaitMs?: number;
 }
 
 const DEFAULT_STREAM = 'FEEDLOOP';
@@ -62,7 +64,7 @@ async function ensureStream(jsm: JetStreamManager, name: string, subjects: strin
 }
 
 /**
- * Connects to NATS (the client reconnects by itself after a drop), makes sure the stream exists
+ * Connects to NATS (the client reconnects by itself after a drop, for as long as it takes), makes sure the stream exists
  * and returns a sink publishing to it.
  *
  * @example
@@ -72,7 +74,9 @@ async function ensureStream(jsm: JetStreamManager, name: string, subjects: strin
  */
 export async function connectNatsSink(url: string, options: NatsSinkOptions = {}): Promise<StreamSink> {
   const prefix = options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
-  const nc = await connect({ servers: url, name: CONNECTION_NAME });
+  // The client's default gives up after 10 tries (about 20 s), and a closed connection never
+  // publishes again: every later message would wait in the outbox until feedloop restarts.
+  const nc = await connect({ servers: url, name: CONNECTION_NAME, maxReconnectAttempts: -1, reconnectTimeWait: options.reconnectWaitMs ?? 2_000 });
   try {
     await ensureStream(await jetstreamManager(nc), options.stream ?? DEFAULT_STREAM, `${prefix}.>`, options);
   } catch (err) {
@@ -80,6 +84,13 @@ export async function connectNatsSink(url: string, options: NatsSinkOptions = {}
     throw err;
   }
   const js = jetstream(nc);
+  let connected = true;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') connected = false;
+      else if (status.type === 'reconnect') connected = true;
+    }
+  })().catch(() => undefined);
   return {
     kind: 'nats',
     async publish(messages: readonly OutboundMessage[]): Promise<void> {
@@ -93,7 +104,11 @@ export async function connectNatsSink(url: string, options: NatsSinkOptions = {}
         await nc.closed();
         return;
       }
-      await nc.drain();
+      // A drain flushes to the server: while NATS is away it fails after its timeout, and a
+      // shutdown would end in that error. What was not published waits in the effects outbox,
+      // so closing at once loses nothing.
+      if (connected) await nc.drain();
+      else await nc.close();
     },
   };
 }
