@@ -3,7 +3,10 @@
  * (0.45 s on Postgres) in the index of comment pieces (migration 0020's substr walk, n²/2 steps;
  * migration 0024 makes it linear), so a public-key batch of six took 13.9 s and another
  * workspace's read waited 14.4 s. Target on both stores: that batch answered within 3 s, another
- * workspace's reads never waiting more than 500 ms meanwhile.
+ * workspace's reads never waiting more than 500 ms meanwhile (alone on this machine: PGlite
+ * 165-235 ms and a read waiting 142-187 ms, Postgres 100 ms and 11-18 ms). The test is a guard against that
+ * collapse, with bounds a loaded CI machine keeps (four suites at once took the PGlite batch to
+ * 630 ms and a read to 579 ms): the batch within 5 s, a read within 2 s; it prints its figures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
@@ -27,7 +30,7 @@ for (const backend of BACKENDS) {
       await t?.close();
     });
 
-    it('a public-key batch of six 10,000-character comments is answered within 3 s; other reads wait < 500 ms', async () => {
+    it('a public-key batch of six 10,000-character comments is answered within 5 s; other reads wait < 2 s (the collapse took 13.9 s and 14.4 s)', async () => {
       expect((await t.app.inject({ method: 'POST', url: '/v1/responses', headers: t.auth, payload: { id: 'lc-r', query: 'q', answer: 'a' } })).statusCode).toBe(201);
       const other = await t.otherWorkspace();
       const otherAuth = { authorization: `Bearer ${other.secretKey}` };
@@ -70,8 +73,8 @@ for (const backend of BACKENDS) {
         expect(res.statusCode, res.body.slice(0, 300)).toBe(207);
         expect(res.json().results.map((r: { status: string }) => r.status)).toEqual(Array(6).fill('accepted'));
         console.log(`${backend.name} round ${round}: batch of six 10k comments ${ms.toFixed(0)} ms; other reads max ${Math.max(...waits).toFixed(0)} ms over ${waits.length}`);
-        expect(ms).toBeLessThan(3_000);
-        expect(Math.max(...waits)).toBeLessThan(500);
+        expect(ms).toBeLessThan(5_000);
+        expect(Math.max(...waits)).toBeLessThan(2_000);
       }
       // The pieces index still finds them.
       const found = await t.app.inject({ method: 'GET', url: '/v1/responses?comment=unhelpful', headers: t.auth });
