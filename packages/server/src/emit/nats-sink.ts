@@ -64,8 +64,8 @@ async function ensureStream(jsm: JetStreamManager, name: string, subjects: strin
 }
 
 /**
- * Connects to NATS (the client reconnects by itself after a drop, for as long as it takes), makes sure the stream exists
- * and returns a sink publishing to it.
+ * Connects to NATS (the client reconnects by itself after a drop, for as long as it takes), makes
+ * sure the stream exists and returns a sink publishing to it.
  *
  * @example
  * const sink = await connectNatsSink('nats://127.0.0.1:4222');

@@ -45,6 +45,9 @@ const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
 const SCHEDULE_KEEP_MAX_MS = 60_000;
 
+/** An event key as one string, for the set of held events. */
+const heldKey = ([workspaceId, eventId]: EventKey): string => `${workspaceId}\u0000${eventId}`;
+
 /**
  * The processing pipeline of one process.
  *
@@ -53,8 +56,6 @@ const SCHEDULE_KEEP_MAX_MS = 60_000;
  * await pipeline.startWorker();          // this process also processes
  * pipeline.enqueue([['ws_1', eventId]]); // after an ingest commit
  */
-const heldKey = ([workspaceId, eventId]: EventKey): string => `${workspaceId}\u0000${eventId}`;
-
 export class Pipeline {
   /** Today's numbers, from wherever this profile keeps them. */
   readonly liveCounters: LiveCounterReader;

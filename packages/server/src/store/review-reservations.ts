@@ -8,8 +8,7 @@
  * before the lock was granted). Candidates are found with `SKIP LOCKED`: concurrent reviewers
  * pass over each other's items instead of queueing behind them; only when that finds nothing is
  * the search repeated waiting for the locks, so a locked item is never taken for a finished
- * queue. Expiry and release only lower the
- * count, so they need no lock.
+ * queue. Expiry and release only lower the count, so they need no lock.
  */
 import { pairOrder } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
