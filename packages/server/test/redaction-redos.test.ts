@@ -41,8 +41,10 @@ for (const backend of BACKENDS) {
         const ms = performance.now() - started;
         expect(posted.statusCode, posted.body).toBe(202);
         expect(read.res.statusCode).toBe(200);
-        expect(ms, `comment of ${n}`).toBeLessThan(500);
-        expect(read.ms, `other workspace's GET while a comment of ${n} was screened`).toBeLessThan(500);
+        // A backtracking engine takes 2^n steps (n 40: hours); the bound only has to keep a loaded
+        // CI machine's slowest request (a PGlite batch took 630 ms with four suites running).
+        expect(ms, `comment of ${n}`).toBeLessThan(2_000);
+        expect(read.ms, `other workspace's GET while a comment of ${n} was screened`).toBeLessThan(2_000);
       }
       // The patterns still redact.
       expect((await req('POST', '/v1/feedback', { id: 'rd-acc', responseId: 'rd-r', type: 'thumbs_down', payload: { comment: 'see ACC-123456 and aaa' } })).statusCode).toBe(202);
