@@ -67,15 +67,20 @@ for (const backend of BACKENDS) {
       expect(stored.map((s) => s.n)).toEqual([2, 2, 2, 2, 2, 2]);
     });
 
-    it("waits for an item another reviewer's transaction holds instead of answering 204 while it still needs this reviewer", async () => {
+    it("waits for an item another reviewer's review holds instead of answering 204 while it still needs this reviewer", async () => {
       const queueId = await makeQueue('held', 1, 2);
       const [item] = await t.db.query<{ id: string }>('SELECT id FROM review_items WHERE workspace_id = $1 AND queue_id = $2', [t.workspaceId, queueId]);
+      expect((await post(keys[1]!.key, `/v1/review-queues/${queueId}/next`)).status).toBe(200);
       let answer: ReturnType<typeof post> | undefined;
-      // The lock a review or another `next` takes on the item, held while this reviewer asks.
+      // What rev1's review does under the item's lock, held while rev0 asks: one review more, and
+      // rev1's reservation ended. rev0 must see the item after the commit, not the reservation
+      // its search read before the wait.
       await t.db.transaction(async (tx) => {
         await tx.query('SELECT id FROM review_items WHERE workspace_id = $1 AND id = $2 FOR UPDATE', [t.workspaceId, item!.id]);
         answer = post(keys[0]!.key, `/v1/review-queues/${queueId}/next`);
         await new Promise((resolve) => setTimeout(resolve, 300));
+        await tx.query('UPDATE review_items SET reviews = reviews + 1 WHERE workspace_id = $1 AND id = $2', [t.workspaceId, item!.id]);
+        await tx.query('DELETE FROM review_reservations WHERE workspace_id = $1 AND item_id = $2 AND reviewer = $3', [t.workspaceId, item!.id, keys[1]!.name]);
       });
       const got = await answer!;
       expect(got.status).toBe(200);

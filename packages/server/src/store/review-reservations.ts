@@ -6,9 +6,9 @@
  * queue's `reviewersPerItem`. Whoever adds a reservation or a review holds the item's row lock
  * (`FOR UPDATE`) and counts again under it, in a statement of its own (so it sees what committed
  * before the lock was granted). Candidates are found with `SKIP LOCKED`: concurrent reviewers
- * pass over each other's items instead of queueing behind them; only when that finds nothing is
- * the search repeated waiting for the locks, so a locked item is never taken for a finished
- * queue. Expiry and release only lower the count, so they need no lock.
+ * pass over each other's items instead of queueing behind them; only when that finds nothing does
+ * `next` wait for a locked item that may still need the reviewer and search again, so a locked
+ * item is never taken for a finished queue. Expiry and release only lower the count, so they need no lock.
  */
 import { pairOrder } from '@feedloop/core';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
@@ -82,12 +82,24 @@ export async function reserveNextItem(
         )
       )[0];
     for (let tries = 0; tries < MAX_TRIES; tries++) {
-      // Skipping locked items only says "nothing here" for the items nobody holds: the ones left
-      // may be locked for a moment by another reviewer's review or reservation and still need this
-      // reviewer (a queue's last item, reviewed by both at once, answered 204 to the slower one).
-      // So an empty search is asked again waiting for the locks; PGlite has one writer and none.
-      const candidate = (await find('FOR UPDATE OF i SKIP LOCKED')) ?? (db.dialect === 'postgres' ? await find('FOR UPDATE OF i') : undefined);
-      if (!candidate) return undefined;
+      const candidate = await find('FOR UPDATE OF i SKIP LOCKED');
+      if (!candidate) {
+        // Skipping locked items says "nothing here" only of the items nobody holds: one left may be
+        // locked for a moment by another reviewer's review or reservation and still need this
+        // reviewer (a queue's last item, reviewed by both at once, answered 204 to the slower
+        // one). So wait for that lock, then search again in a statement of its own: a search that
+        // waited in place would re-check the row against what it read before the wait (the other
+        // reviewer's reservation still counted, the review too) and pass over it. The wait's lock
+        // is let go at once (the savepoint): waiting holding it, two reviewers could each wait for
+        // the other's item; the full items this search keeps locked all lie before `after`, and
+        // it waits only on one past it. PGlite has one writer: nothing there is locked by another.
+        const locked = db.dialect === 'postgres' ? await find('') : undefined;
+        if (!locked) return undefined;
+        await tx.query('SAVEPOINT review_item_wait');
+        await tx.query('SELECT 1 FROM review_items WHERE workspace_id = $1 AND id = $2 FOR UPDATE', [workspaceId, locked.id], { prepare: true });
+        await tx.query('ROLLBACK TO SAVEPOINT review_item_wait');
+        continue;
+      }
       // Counted again under the lock: the search's snapshot predates it.
       if ((await heldCount(tx, workspaceId, candidate.id)) >= queue.reviewersPerItem) {
         after = candidate.id;
