@@ -72,16 +72,6 @@ const liveTotal = async (t: TestApp): Promise<number> =>
   (await t.app.inject({ method: 'GET', url: '/v1/stats/live', headers: t.auth })).json().total;
 
 /**
- * Closes the app after a Redis restart. Once in three fresh-clone runs on a loaded machine, that
- * close did not finish within the hook's 60 s (the test's assertions had passed); not seen since.
- * Bounded, and a hang reported loudly, so cleanup cannot fail a suite whose checks passed.
- */
-async function closeAfterRedisOutage(t: TestApp | undefined): Promise<void> {
-  const closed = await Promise.race([t?.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000))]);
-  if (!closed) console.warn('pipeline-production: closing the app after the Redis outage took over 30 s (known, under investigation)');
-}
-
-/**
  * A one-item review queue whose item a reviewer has taken (`next`); `review()` sends the verdict
  * (rejected, with a correction) and checks both its events were accepted.
  */
@@ -116,7 +106,12 @@ describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: Redis
     t = await startTestApp(await postgres.open(), { REDIS_URL: redis.url, ...FAST }, { worker: true });
   });
   afterAll(async () => {
-    await closeAfterRedisOutage(t);
+    // Once in three fresh-clone runs on a loaded machine, closing the app after the Redis restart
+    // did not finish within the hook's 60 s (the test's assertions had passed). Under
+    // investigation; until then the close is bounded and a hang is reported loudly, so cleanup
+    // cannot fail a suite whose checks passed.
+    const closed = await Promise.race([t?.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000))]);
+    if (!closed) console.warn('pipeline-production: closing the app after the Redis outage took over 30 s (known, under investigation)');
     await redis?.dispose();
   }, 90_000);
 
@@ -146,21 +141,6 @@ describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: Redis
     });
     expect(await liveTotal(t)).toBe(before.length + during.length);
   });
-});
-
-describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: Redis stopped halfway through a review', () => {
-  let redis: RedisProcess;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    if (!postgres) return;
-    redis = await startRedisProcess();
-    t = await startTestApp(await postgres.open(), { REDIS_URL: redis.url, ...FAST }, { worker: true });
-  });
-  afterAll(async () => {
-    await closeAfterRedisOutage(t);
-    await redis?.dispose();
-  }, 90_000);
 
   it('records a review taken before Redis stopped and sent after, and processes its events once when Redis returns', async () => {
     const { responseId, call, review } = await reviewOneItem(t, 'rev');
