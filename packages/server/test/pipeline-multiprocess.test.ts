@@ -92,8 +92,14 @@ describe.skipIf(!postgres?.available)('pipeline across processes: one API, two w
     expect(claimedBy[1]).toBeGreaterThan(0);
     expect((claimedBy[0] ?? 0) + (claimedBy[1] ?? 0)).toBe(EVENTS);
     // Live counters in Redis and the document tallies counted each event once.
-    const live = await client.request('GET', '/v1/stats/live');
-    expect((live.body as { total: number }).total).toBe(EVENTS);
+    // Live counters are per UTC day (the event's own): a run across midnight counts on two days.
+    const days = await withPgClient(
+      async (c) => (await c.query<{ day: string }>(`SELECT DISTINCT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM feedback_events`)).rows.map((r) => r.day),
+      url.href,
+    );
+    let live = 0;
+    for (const day of days) live += ((await client.request('GET', `/v1/stats/live?day=${day}`)).body as { total: number }).total;
+    expect(live).toBe(EVENTS);
     expect(await count('SELECT sum(positive + negative + neutral) AS n FROM document_effectiveness')).toBe(EVENTS);
     // Graceful shutdown: SIGTERM drains and exits 0.
     for (const w of workers) w.signal('SIGTERM');

@@ -68,8 +68,15 @@ const signalCount = async (t: TestApp, prefix: string): Promise<number> =>
   (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM feedback_signals WHERE workspace_id = $1 AND event_id LIKE $2`, [t.workspaceId, `${prefix}-%`]))[0]?.n ?? 0;
 const pendingCount = async (t: TestApp): Promise<number> =>
   (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pipeline_pending WHERE workspace_id = $1', [t.workspaceId]))[0]?.n ?? 0;
-const liveTotal = async (t: TestApp): Promise<number> =>
-  (await t.app.inject({ method: 'GET', url: '/v1/stats/live', headers: t.auth })).json().total;
+/** The live counters' total over every UTC day the workspace's events fall on (a run may cross midnight). */
+const liveTotal = async (t: TestApp): Promise<number> => {
+  const days = await t.db.query<{ day: string }>(`SELECT DISTINCT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM feedback_events WHERE workspace_id = $1`, [
+    t.workspaceId,
+  ]);
+  let total = 0;
+  for (const { day } of days) total += (await t.app.inject({ method: 'GET', url: `/v1/stats/live?day=${day}`, headers: t.auth })).json().total as number;
+  return total;
+};
 
 /**
  * A one-item review queue whose item a reviewer has taken (`next`); `review()` sends the verdict
