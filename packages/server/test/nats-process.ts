@@ -3,9 +3,12 @@
  * messages survive a SIGKILL and restart) for tests that stop and restart NATS.
  */
 import { connect } from '@nats-io/transport-node';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
+import { serverInstalled, startServiceProcess, type ServiceProcess } from './service-process.js';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? 'nats-server';
+
+/** Whether `nats-server` is installed (a failure in CI, a loud skip elsewhere). */
+export const natsServerInstalled = await serverInstalled(NATS_SERVER);
 
 /**
  * Starts a private NATS with JetStream on a free port.

@@ -14,8 +14,8 @@ import { verifyWebhookSignature } from '../src/emit/webhook-signature.js';
 import type { OutboundMessage } from '@feedloop/core';
 import { BACKENDS, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
 import { NATS_URL, natsUp } from './nats-service.js';
-import { startNatsProcess } from './nats-process.js';
-import { startRedisProcess, type RedisProcess } from './redis-process.js';
+import { natsServerInstalled, startNatsProcess } from './nats-process.js';
+import { redisServerInstalled, startRedisProcess, type RedisProcess } from './redis-process.js';
 import type { ServiceProcess } from './service-process.js';
 
 const postgres = BACKENDS.find((b) => b.name === 'postgres');
@@ -103,7 +103,7 @@ async function reviewOneItem(t: TestApp, prefix: string) {
   return { responseId: responseId!, call, review };
 }
 
-describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: Redis outage', () => {
+describe.skipIf(!postgres?.available || !redisUp || !redisServerInstalled)('pipeline in production: Redis outage', () => {
   let redis: RedisProcess;
   let t: TestApp;
 
@@ -252,7 +252,7 @@ describe.skipIf(!postgres?.available || !redisUp || !natsUp)('pipeline in produc
   });
 });
 
-describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: NATS stopped halfway through a review', () => {
+describe.skipIf(!postgres?.available || !redisUp || !natsServerInstalled)('pipeline in production: NATS stopped halfway through a review', () => {
   let nats: ServiceProcess;
   let t: TestApp;
 

@@ -4,9 +4,12 @@
  * Redis with persistence.
  */
 import { Redis } from 'ioredis';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
+import { serverInstalled, startServiceProcess, type ServiceProcess } from './service-process.js';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
+
+/** Whether `redis-server` is installed (a failure in CI, a loud skip elsewhere). */
+export const redisServerInstalled = await serverInstalled(REDIS_SERVER);
 
 /** A Redis server this test owns. */
 export type RedisProcess = ServiceProcess;

@@ -3,10 +3,12 @@
  * shared services serve other suites running at the same time, so they are never stopped. Each
  * server gets a free port and a data folder of its own, kept across a restart.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serviceAvailable } from './harness.js';
 import { freePort, within } from './process-helpers.js';
 
 /** A server this test owns. */
@@ -28,6 +30,17 @@ export interface ServiceSpec {
   url(port: number): string;
   /** Resolves once the server at `url` answers; rejects while it does not. */
   probe(url: string): Promise<void>;
+}
+
+/**
+ * Whether a server's program is installed (`<command> --version` runs): a failure in CI, a loud
+ * skip elsewhere, as for a service that does not answer.
+ *
+ * @example
+ * export const natsServerInstalled = await serverInstalled('nats-server');
+ */
+export function serverInstalled(command: string): Promise<boolean> {
+  return serviceAvailable(`${command} (a private server for the outage tests)`, () => promisify(execFile)(command, ['--version'], { timeout: 5_000 }));
 }
 
 /**
