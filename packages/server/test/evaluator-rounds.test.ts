@@ -57,6 +57,9 @@ for (const backend of BACKENDS) {
           };
         },
       });
+      // The start-up tick may still be waiting its turn on a loaded machine (a CI run saw it claim
+      // the calls once enabled, leaving this round { done 0 }): the queue drains first.
+      await t.services.pipeline.idle(20_000);
       await t.db.query('UPDATE evaluators SET enabled = true WHERE id = $1', [ev.id]);
       expect(await dispatchEvaluatorCalls(db, { submit, ids, allowPrivate: true, backoffMs: 0 })).toEqual({ done: 3, retried: 0, dead: 1 });
       expect(batches).toEqual([4]);
