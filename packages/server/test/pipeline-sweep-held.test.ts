@@ -1,7 +1,8 @@
 /**
- * With the in-process queue, the sweep leaves alone the events this process already holds
- * (gathered, queued or being processed): on a large backlog it re-queued every event that waited
- * longer than its grace, each then an empty claim. An event no job holds is still re-queued.
+ * With the in-process queue on PGlite, the sweep leaves alone the events this process already
+ * holds (gathered, queued or being processed): on a large backlog it re-queued every event that
+ * waited longer than its grace, each then an empty claim. An event no job holds is still
+ * re-queued. On Postgres it re-queues them all (its SKIP LOCKED claims can pass over a held one).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
@@ -23,7 +24,7 @@ for (const backend of BACKENDS) {
       await t.close();
     });
 
-    it('re-queues no event a queued job holds, and one no job holds; each is processed once', async () => {
+    it('re-queues the event no job holds, and on PGlite only that one; each is processed once', async () => {
       const events = Array.from({ length: EVENTS }, (_, i) => ({ id: `sh-e${i}`, responseId: 'sh-r1', type: i % 2 ? 'thumbs_up' : 'thumbs_down', userId: `sh-u${i}` }));
       expect((await post('/v1/feedback/batch', { events })).statusCode).toBe(207);
       // Committed without this process knowing (another process, or before a restart): no job holds it.
@@ -39,7 +40,9 @@ for (const backend of BACKENDS) {
       const pending = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pipeline_pending WHERE workspace_id = $1', [t.workspaceId]))[0]?.n;
       expect(await pending()).toBe(EVENTS + 1);
 
-      expect((await t.services.pipeline.sweep()).requeued).toBe(1);
+      // Postgres re-queues every stale event: there a held job's claim skips the rows the sweep's
+      // own UPDATE has locked, so its held events may be left to the sweep after all.
+      expect((await t.services.pipeline.sweep()).requeued).toBe(backend.name === 'pglite' ? 1 : EVENTS + 1);
       await t.services.pipeline.startWorker();
       await t.services.pipeline.idle(30_000);
       expect(await pending()).toBe(0);

@@ -76,9 +76,10 @@ export class Pipeline {
   #processJobs = 0;
   /**
    * With the in-process queue, the events this process holds (gathered, queued or being
-   * processed): the sweep leaves them alone. On a large backlog it re-queued the ones waiting
-   * longer than its grace (8,153 of 60,000), each then an empty claim. A queue in Redis is
-   * shared by every process, and its jobs are the only record: there the sweep takes them all.
+   * processed): on PGlite, one writer, the sweep leaves them alone. On a large backlog it
+   * re-queued the ones waiting longer than its grace (8,153 of 60,000), each then an empty claim.
+   * A queue in Redis is shared by every process, and its jobs are the only record: there the
+   * sweep takes them all, as it does on Postgres (see `unheldStalePending`).
    */
   readonly #held = new Set<string>();
   readonly #rescore = new SingleFlight();
@@ -180,7 +181,7 @@ export class Pipeline {
     if (this.deps.queue.kind === 'memory') {
       // Statistics first (PGlite has no autoanalyze), not awaited: its transactions queue ahead of the backlog's.
       if (this.deps.db.dialect === 'pglite') void analyzeGrownTables(this.deps.db).catch((err: unknown) => this.deps.observer?.error?.('analyze', err));
-      await this.addProcessJobs(await takeStalePending(this.deps.db, 0, SWEEP_EVENT_LIMIT));
+      await this.addProcessJobs(await this.unheldStalePending(0));
     }
     // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
     // then (an idempotent upsert), so the sweep that recovers lost jobs always comes back too.
@@ -305,7 +306,7 @@ export class Pipeline {
    */
   async sweep(): Promise<{ requeued: number; effects: number; deliveries: number }> {
     const { db, config } = this.deps;
-    const stale = (await takeStalePending(db, config.sweepGraceMs, SWEEP_EVENT_LIMIT)).filter((k) => !this.#held.has(heldKey(k)));
+    const stale = await this.unheldStalePending(config.sweepGraceMs);
     await this.addProcessJobs(stale);
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
     const deliveries = await this.deps.deliverWebhooks({ limit: SWEEP_ROW_LIMIT });
@@ -365,6 +366,17 @@ export class Pipeline {
 
   private targets() {
     return { ...(this.#redisCounters ? { counters: this.#redisCounters } : {}), ...(this.deps.sink ? { sink: this.deps.sink } : {}) };
+  }
+
+  /**
+   * The outbox's events older than `graceMs`, less those a job of this process holds on PGlite
+   * (see `#held`). On Postgres a held job's claim skips the rows this very statement has locked
+   * (SKIP LOCKED), so a held event may go unprocessed by its job: there every stale event is
+   * queued again, and a second claim of one already processed finds nothing.
+   */
+  private async unheldStalePending(graceMs: number): Promise<EventKey[]> {
+    const stale = await takeStalePending(this.deps.db, graceMs, SWEEP_EVENT_LIMIT);
+    return this.deps.db.dialect === 'pglite' ? stale.filter((k) => !this.#held.has(heldKey(k))) : stale;
   }
 
   /** Records events as this process's until their job ends (in-process queue only; see `#held`). */
