@@ -51,8 +51,8 @@ export async function seedExportData(db: SqlExecutor, workspaceId: string, seed:
   await db.query(
     `INSERT INTO feedback_signals (workspace_id, event_id, response_id, user_id, type, status, weight, value, learning_signal, occurred_at)
      SELECT e.workspace_id, e.id, e.response_id, e.user_id, e.type, 'counted', 1, 0.5,
-            jsonb_build_object('signal_type', e.type, 'expected_output', e.payload->>'corrected', 'reward', 0.5,
-                               'context', jsonb_build_object('response_id', e.response_id, 'event_id', e.id)),
+            -- Stored as processing stores it: the context's ids are the row's own columns (store/stored-learning-signal.ts).
+            jsonb_build_object('signal_type', e.type, 'expected_output', e.payload->>'corrected', 'reward', 0.5),
             e.occurred_at
      FROM feedback_events e WHERE e.workspace_id = $1`,
     [workspaceId],

@@ -57,6 +57,50 @@ for (const backend of BACKENDS) {
       expect(byEvent.get('fb-2')?.context).toMatchObject({ schema_tables: ['customers'] });
     });
 
+    // Stored compact (store/stored-learning-signal.ts), read whole: the row's columns and the defaults come back.
+    it('stores only what the signal row lacks, and reads the whole context back', async () => {
+      const stored = new Map(
+        (await t.db.query<{ event_id: string; learning_signal: Record<string, unknown> }>('SELECT event_id, learning_signal FROM feedback_signals WHERE workspace_id = $1', [t.workspaceId])).map((r) => [
+          r.event_id,
+          r.learning_signal,
+        ]),
+      );
+      expect(stored.get('fb-up')).toEqual({ signal_type: 'thumbs_up', expected_output: null, reward: 1, context: { agent: 'chat' } });
+      expect(stored.get('fb-abc123')?.context).toEqual({ agent: 'sql-agent', query_type: 'analytics', schema_tables: ['regions', 'sales'], tenant_id: 'acme-corp' });
+      const down = (await signals()).find((s) => s.context.event_id === 'fb-down');
+      expect(down?.context).toEqual({
+        workspace_id: t.workspaceId,
+        response_id: 'resp-001',
+        event_id: 'fb-down',
+        event_type: 'thumbs_down',
+        session_id: null,
+        user_id: 'user-9',
+        model: null,
+        agent: 'sql-agent',
+        query_type: 'analytics',
+        experiment_id: null,
+        variant: null,
+        context_document_ids: [],
+        polarity: 'negative',
+        severity: expect.any(String),
+        categories: [],
+        schema_tables: ['sales'],
+        tenant_id: null,
+      });
+      const [row] = await t.db.query<{ severity: string }>('SELECT severity FROM feedback_signals WHERE workspace_id = $1 AND event_id = $2', [t.workspaceId, 'fb-down']);
+      expect(down?.context.severity).toBe(row?.severity);
+    });
+
+    it('reads a signal stored whole (before the compact form) as it was stored', async () => {
+      const whole = { workspace_id: t.workspaceId, response_id: 'resp-txt', event_id: 'fb-up', event_type: 'thumbs_up', session_id: 's-old', user_id: 'user-9', model: 'old-model', agent: 'chat', query_type: null, experiment_id: null, variant: null, context_document_ids: ['d-1'], polarity: 'positive', severity: 'none', categories: [], schema_tables: [], tenant_id: 't-old' };
+      await t.db.query(`UPDATE feedback_signals SET learning_signal = $3::jsonb WHERE workspace_id = $1 AND event_id = $2`, [
+        t.workspaceId,
+        'fb-up',
+        JSON.stringify({ signal_type: 'thumbs_up', expected_output: null, reward: 1, context: whole }),
+      ]);
+      expect((await signals()).find((s) => s.context.event_id === 'fb-up')?.context).toEqual(whole);
+    });
+
     it('aggregates SQL corrections per schema table, agent and query type', async () => {
       const body = (await t.app.inject({ method: 'GET', url: '/v1/insights', headers: t.auth })).json();
       const { bySchemaTable, byAgent, byQueryType } = body.correctionPatterns;

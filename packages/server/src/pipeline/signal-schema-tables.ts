@@ -63,7 +63,8 @@ export async function addSchemaTables(claimed: readonly ClaimedEvent[], signals:
   const byEvent = new Map<string, string[]>();
   for (const { row, texts } of todo) {
     const tables = [...new Set(texts.flatMap(tablesOf))].sort();
-    if (row.learning_signal) row.learning_signal.context = { ...row.learning_signal.context, schema_tables: tables };
+    // An empty list is the stored context's default (store/stored-learning-signal.ts).
+    if (row.learning_signal && tables.length > 0) row.learning_signal.context = { ...row.learning_signal.context, schema_tables: tables };
     byEvent.set(`${row.workspace_id}\u0000${row.event_id}`, tables);
   }
   for (const m of messages) {

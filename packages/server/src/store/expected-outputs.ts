@@ -4,7 +4,8 @@
  * `expectedOutputOf` picks one; this module only reads them.
  */
 import type { SqlExecutor } from '../db/sql-client.js';
-import type { EventRow } from './export-reads.js';
+import { readWholeSignal, type EventRow, type StoredEventRow } from './export-reads.js';
+import { signalFactColumns, signalFactNames } from './stored-learning-signal.js';
 
 /** A candidate event as read: its row as the exports read theirs, without an NLI sample's texts. */
 export type CandidateEventRow = Omit<EventRow, 'premise_text' | 'hypothesis_text'>;
@@ -20,14 +21,14 @@ export type CandidateEventRow = Omit<EventRow, 'premise_text' | 'hypothesis_text
  */
 export async function readExpectedCandidates(db: SqlExecutor, workspaceId: string, responseIds: readonly string[]): Promise<CandidateEventRow[]> {
   if (responseIds.length === 0) return [];
-  return db.query<CandidateEventRow>(
+  const rows = await db.query<Omit<StoredEventRow, 'premise_text' | 'hypothesis_text'>>(
     // One probe of feedback_events_response a response; the OFFSET 0 fence keeps it so (see
     // store/export-reads.ts readResponseEvents: flattened, the planner merges the whole partition).
     `SELECT e.response_id, e.id, e.type, e.source, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            e.weight, e.learning_signal, e.verified
+            e.weight, e.learning_signal, e.verified, ${signalFactNames('e')}
        FROM unnest($2::text[]) AS page (response_id)
        CROSS JOIN LATERAL (
-         SELECT e.*, sg.status, sg.weight, sg.learning_signal
+         SELECT e.*, sg.status, sg.weight, sg.learning_signal, ${signalFactColumns('sg')}
            FROM feedback_events e
            LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
           WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.type IN ('correction', 'review')
@@ -38,4 +39,5 @@ export async function readExpectedCandidates(db: SqlExecutor, workspaceId: strin
       ORDER BY e.response_id, e.seq`,
     [workspaceId, [...new Set(responseIds)]],
   );
+  return rows.map((r) => readWholeSignal(workspaceId, r));
 }

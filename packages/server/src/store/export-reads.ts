@@ -5,7 +5,7 @@
  */
 import type { ExportEvent, ExportResponse, LearningSignal, ResponseRecord } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
-import { expandLearningSignal, type StoredLearningSignal } from './stored-learning-signal.js';
+import { expandLearningSignal, signalFactColumns, signalFactNames, withWholeContext, type ReadLearningSignal, type SignalFactRow, type StoredLearningSignal } from './stored-learning-signal.js';
 
 /** Which responses an export reads; all optional. */
 export interface ExportFilters {
@@ -175,11 +175,31 @@ export interface EventRow {
   edit_distance: number | null;
   occurred_at: Date;
   weight: number | null;
-  learning_signal: StoredLearningSignal | null;
+  /** With its context whole ({@link readWholeSignal}). */
+  learning_signal: ReadLearningSignal | null;
   premise_text: string | null;
   hypothesis_text: string | null;
   verified: boolean;
   source: string;
+}
+
+/** An event row as a query reads it: the stored learning signal, and its signal row's columns beside it (`signalFactColumns`). */
+export type StoredEventRow = Omit<EventRow, 'learning_signal'> & { learning_signal: StoredLearningSignal | null } & SignalFactRow;
+
+/**
+ * An event row as read with its learning signal's context made whole again from the signal row's
+ * columns (store/stored-learning-signal.ts).
+ *
+ * @example
+ * const rows = (await db.query<StoredEventRow>(sql, params)).map((r) => readWholeSignal(workspaceId, r));
+ */
+export function readWholeSignal<R extends Pick<StoredEventRow, 'response_id' | 'id' | 'type' | 'learning_signal' | keyof SignalFactRow>>(
+  workspaceId: string,
+  row: R,
+): Omit<R, keyof SignalFactRow | 'learning_signal'> & { learning_signal: ReadLearningSignal | null } {
+  const { s_session_id: _s, s_user_id: _u, s_polarity: _p, s_severity: _v, s_categories: _c, ...rest } = row;
+  const learning_signal = row.learning_signal && withWholeContext(row.learning_signal, { workspaceId, responseId: row.response_id, eventId: row.id, type: row.type }, row);
+  return { ...(rest as Omit<R, keyof SignalFactRow | 'learning_signal'>), learning_signal };
 }
 
 /**
@@ -224,20 +244,20 @@ export async function readResponseEvents(
   unused?: string,
   trust: ExportTrust = 'verified',
 ): Promise<ResponseRecord[]> {
-  const rows = await db.query<EventRow>(
+  const stored = await db.query<StoredEventRow>(
     // One index probe a response (feedback_events_response in each partition), and one a event in
     // feedback_signals. Without the OFFSET 0 fence the planner flattens the LATERAL into a merge
     // join over the workspace's whole partition and a hash of all its signals, for every page
     // (ANY($2) did the same): O(workspace) a page.
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            e.weight, e.learning_signal, e.verified, e.source,
+            e.weight, e.learning_signal, e.verified, e.source, ${signalFactNames('e')},
             -- A label correction's texts from the registered targets (issue 24): an edge's fragment
             -- and claim, or the fragment or claim itself.
             CASE rt.kind WHEN 'edge' THEN rf.text WHEN 'fragment' THEN rt.text END AS premise_text,
             CASE rt.kind WHEN 'edge' THEN rc.text WHEN 'claim' THEN rt.text END AS hypothesis_text
      FROM unnest($2::text[]) AS page (response_id)
      CROSS JOIN LATERAL (
-       SELECT e.*, sg.status, sg.weight, sg.learning_signal
+       SELECT e.*, sg.status, sg.weight, sg.learning_signal, ${signalFactColumns('sg')}
        FROM feedback_events e
        LEFT JOIN feedback_signals sg ON sg.workspace_id = e.workspace_id AND sg.event_id = e.id
        WHERE e.workspace_id = $1 AND e.response_id = page.response_id AND e.duplicate_of IS NULL AND e.superseded_by IS NULL AND e.retracted_at IS NULL
@@ -253,7 +273,7 @@ export async function readResponseEvents(
     [workspaceId, responses.map((r) => r.id), unused ?? null, trust === 'all'],
   );
   const records = new Map<string, ResponseRecord>(responses.map((response) => [response.id, { response, events: [] }]));
-  for (const row of rows) {
+  for (const row of stored.map((r) => readWholeSignal(workspaceId, r))) {
     const record = records.get(row.response_id);
     if (record) record.events.push(toExportEvent(row, record.response));
   }

@@ -4,7 +4,7 @@
  */
 import type { LearningSignal, SignalConflict } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
-import { expandLearningSignal, type StoredLearningSignal } from './stored-learning-signal.js';
+import { expandLearningSignal, signalFactColumns, withWholeContext, type SignalFactRow, type StoredLearningSignal } from './stored-learning-signal.js';
 
 /** A response's composite quality as the API shows it. */
 export interface ResponseQualityView {
@@ -40,8 +40,8 @@ export async function getResponseQuality(
       'SELECT score, confidence, weight_sum, signal_count, conflicts, computed_at FROM response_scores WHERE workspace_id = $1 AND response_id = $2',
       [workspaceId, response.id],
     ),
-    db.query<{ event_id: string; learning_signal: StoredLearningSignal }>(
-      `SELECT event_id, learning_signal FROM feedback_signals
+    db.query<{ event_id: string; type: string; learning_signal: StoredLearningSignal } & SignalFactRow>(
+      `SELECT s.event_id, s.type, s.learning_signal, ${signalFactColumns('s')} FROM feedback_signals s
         WHERE workspace_id = $1 AND response_id = $2 AND status = 'counted' ORDER BY occurred_at, event_id LIMIT $3`,
       [workspaceId, response.id, SIGNALS_WITH_RESPONSE],
     ),
@@ -51,6 +51,9 @@ export async function getResponseQuality(
     quality: s
       ? { score: s.score, confidence: s.confidence, weightSum: s.weight_sum, signalCount: s.signal_count, conflicts: s.conflicts, computedAt: s.computed_at.toISOString() }
       : null,
-    learningSignals: signals.map((r) => ({ eventId: r.event_id, ...expandLearningSignal(r.learning_signal, response) })),
+    learningSignals: signals.map((r) => ({
+      eventId: r.event_id,
+      ...expandLearningSignal(withWholeContext(r.learning_signal, { workspaceId, responseId: response.id, eventId: r.event_id, type: r.type }, r), response),
+    })),
   };
 }

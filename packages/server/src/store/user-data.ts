@@ -4,6 +4,7 @@
  */
 import type { SqlExecutor } from '../db/sql-client.js';
 import { readConsent, type ConsentView } from './consent.js';
+import { signalFactColumns, withWholeContext, type SignalFactRow, type StoredLearningSignal } from './stored-learning-signal.js';
 
 /** Rows of one kind a document holds at most; `truncated` says when there were more. */
 export const USER_DATA_ROW_LIMIT = 10_000;
@@ -60,9 +61,10 @@ export async function readUserData(db: SqlExecutor, workspaceId: string, userId:
       ORDER BY e.seq LIMIT $3`,
     [...p, ids],
   );
-  const signals = await db.query(
+  const storedSignals = await db.query<{ eventId: string; responseId: string; type: string; learningSignal: StoredLearningSignal | null } & SignalFactRow>(
     `SELECT event_id AS "eventId", response_id AS "responseId", type, status, polarity, severity, categories, signal_class AS "signalClass",
-            value, weight, learning_signal AS "learningSignal", correction, occurred_at AS "occurredAt", processed_at AS "processedAt"
+            value, weight, learning_signal AS "learningSignal", correction, occurred_at AS "occurredAt", processed_at AS "processedAt",
+            ${signalFactColumns('feedback_signals')}
        FROM feedback_signals
       WHERE workspace_id = $1 AND user_id = $2
         AND event_id IN (SELECT id FROM feedback_events WHERE workspace_id = $1 AND user_id = $2
@@ -71,6 +73,11 @@ export async function readUserData(db: SqlExecutor, workspaceId: string, userId:
       ORDER BY occurred_at, event_id LIMIT $3`,
     [...p, ids],
   );
+  // The learning signal's context whole, as it was emitted (stored without what the row holds).
+  const signals = storedSignals.map(({ s_session_id, s_user_id, s_polarity, s_severity, s_categories, ...s }) => ({
+    ...s,
+    learningSignal: s.learningSignal && withWholeContext(s.learningSignal, { workspaceId, responseId: s.responseId, eventId: s.eventId, type: s.type }, { s_session_id, s_user_id, s_polarity, s_severity, s_categories }),
+  }));
   const scores = await db.query(
     `SELECT response_id AS "responseId", score, confidence, signal_count AS "signalCount", computed_at AS "computedAt"
        FROM response_scores WHERE workspace_id = $1 AND response_id = ANY($2::text[]) ORDER BY response_id LIMIT $3`,
