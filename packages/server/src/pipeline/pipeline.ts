@@ -21,7 +21,7 @@ import { rollupDirtyDays } from './rollup.js';
 import type { TrainingBatchKindName } from '@feedloop/core';
 import type { TrainingBatchView } from '../store/training-batches.js';
 import { upkeepEventLog } from '../store/event-log-upkeep.js';
-import { takeStalePending } from '../store/pipeline-pending.js';
+import { readStalePending, takeStalePending } from '../store/pipeline-pending.js';
 import { createTrainingBatch, makeDueTrainingBatches } from './training-batch-maker.js';
 import { runRetention, type RetentionReport } from './retention.js';
 import { runEvaluatorTick } from './evaluator-tick.js';
@@ -75,19 +75,22 @@ export class Pipeline {
   /** Process jobs running in this process now. */
   #processJobs = 0;
   /**
-   * With the in-process queue, the events this process holds (gathered, queued or being
-   * processed): on PGlite, one writer, the sweep leaves them alone. On a large backlog it
+   * With the in-process queue on PGlite (one process, one writer), the events this process holds
+   * (gathered, queued or being processed): the sweep leaves them alone. On a large backlog it
    * re-queued the ones waiting longer than its grace (8,153 of 60,000), each then an empty claim.
-   * A queue in Redis is shared by every process, and its jobs are the only record: there the
-   * sweep takes them all, as it does on Postgres (see `unheldStalePending`).
+   * A queue in Redis is shared by every process, and its jobs are the only record; on Postgres a
+   * job's claim can pass over a held event: there the sweep takes them all (see `unheldStalePending`).
    */
   readonly #held = new Set<string>();
+  /** Whether this process keeps {@link #held}: the in-process queue on PGlite. */
+  readonly #holds: boolean;
   readonly #rescore = new SingleFlight();
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
     this.#processSizer = batchSizerFor(db, config.pipelineBatch);
     this.#processQueue = deps.processQueue ?? deps.queue;
+    this.#holds = this.#processQueue.kind === 'memory' && db.dialect === 'pglite';
     if (deps.redisCounters) {
       this.#redisCounters = deps.redisCounters;
       this.liveCounters = this.#redisCounters;
@@ -134,7 +137,7 @@ export class Pipeline {
       try {
         await this.process(data.events);
       } finally {
-        if (this.#processQueue.kind === 'memory') for (const k of data.events) this.#held.delete(heldKey(k));
+        if (this.#holds) for (const k of data.events) this.#held.delete(heldKey(k));
         if (--this.#processJobs === 0 && this.#unsent.length > 0) void this.sendUnsent();
       }
     };
@@ -370,18 +373,22 @@ export class Pipeline {
 
   /**
    * The outbox's events older than `graceMs`, less those a job of this process holds on PGlite
-   * (see `#held`). On Postgres a held job's claim skips the rows this very statement has locked
-   * (SKIP LOCKED), so a held event may go unprocessed by its job: there every stale event is
-   * queued again, and a second claim of one already processed finds nothing.
+   * (see `#held`). There they are only read: the held set is the lease, where renewing each taken
+   * row's age rewrote every row of a backlog on every sweep (50,000 rows, 1.1 s, and as many dead
+   * rows to vacuum); the read reaches past the held ones, so a backlog of held events never hides
+   * one that no job holds. On Postgres a held job's claim skips the rows this very statement has
+   * locked (SKIP LOCKED), so a held event may go unprocessed by its job: there every stale event is
+   * taken with a lease and queued again, and a second claim of one already processed finds nothing.
    */
   private async unheldStalePending(graceMs: number): Promise<EventKey[]> {
-    const stale = await takeStalePending(this.deps.db, graceMs, SWEEP_EVENT_LIMIT);
-    return this.deps.db.dialect === 'pglite' ? stale.filter((k) => !this.#held.has(heldKey(k))) : stale;
+    if (!this.#holds) return takeStalePending(this.deps.db, graceMs, SWEEP_EVENT_LIMIT);
+    const stale = await readStalePending(this.deps.db, graceMs, SWEEP_EVENT_LIMIT + this.#held.size);
+    return stale.filter((k) => !this.#held.has(heldKey(k))).slice(0, SWEEP_EVENT_LIMIT);
   }
 
-  /** Records events as this process's until their job ends (in-process queue only; see `#held`). */
+  /** Records events as this process's until their job ends (in-process queue on PGlite only; see `#held`). */
   private hold(keys: readonly EventKey[]): void {
-    if (this.#processQueue.kind === 'memory') for (const k of keys) this.#held.add(heldKey(k));
+    if (this.#holds) for (const k of keys) this.#held.add(heldKey(k));
   }
 
   private async addProcessJobs(keys: readonly EventKey[]): Promise<void> {

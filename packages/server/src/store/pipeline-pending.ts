@@ -29,6 +29,23 @@ export async function takeStalePending(db: SqlExecutor, graceMs: number, limit: 
 }
 
 /**
+ * Reads up to `limit` events pending for longer than `graceMs`, oldest first, without taking them:
+ * for a process that knows which events its own jobs hold (the embedded pipeline, one process on
+ * PGlite), where that knowledge is the lease and renewing each row's age rewrote every row of a
+ * backlog on every sweep.
+ *
+ * @example
+ * const keys = await readStalePending(db, 10_000, 50_000); // [['ws_1', '0190…'], …]
+ */
+export async function readStalePending(db: SqlExecutor, graceMs: number, limit: number): Promise<EventKey[]> {
+  const rows = await db.query<{ workspace_id: string; event_id: string }>(
+    `SELECT workspace_id, event_id FROM pipeline_pending WHERE created_at < now() - $1 * interval '1 millisecond' ORDER BY created_at LIMIT $2`,
+    [graceMs, limit],
+  );
+  return rows.map((r) => [r.workspace_id, r.event_id]);
+}
+
+/**
  * How many events of one workspace wait for processing, and how old the oldest is (ms). Scoped to
  * the workspace: a tenant's backlog tells how busy the others are.
  *
