@@ -8,7 +8,7 @@
 import type { PromptGroup } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { addConversationHistory, readResponseEvents, readResponsesById, readWholeSignal, toExportEvent, type StoredEventRow } from './export-reads.js';
-import { signalFactColumns } from './stored-learning-signal.js';
+import { signalFactColumns, signalFactNames } from './stored-learning-signal.js';
 
 /** Responses whose events are read in one statement. */
 const PAGE = 1_000;
@@ -26,7 +26,7 @@ export async function readBatchCorrections(db: SqlExecutor, workspaceId: string,
   const stored = await db.query<StoredEventRow>(
     // The signal row by its primary key (LATERAL, fenced with OFFSET 0, as in readResponseEvents).
     `SELECT e.response_id, e.id, e.type, e.payload, e.user_id, e.target_id, e.metadata, e.edit_distance, e.occurred_at,
-            s.weight, s.learning_signal, s.s_session_id, s.s_user_id, s.s_polarity, s.s_severity, s.s_categories, e.verified, e.source, NULL AS premise_text, NULL AS hypothesis_text
+            s.weight, s.learning_signal, ${signalFactNames('s')}, e.verified, e.source, NULL AS premise_text, NULL AS hypothesis_text
        FROM feedback_events e
        LEFT JOIN LATERAL (SELECT weight, learning_signal, ${signalFactColumns('s')} FROM feedback_signals s
                            WHERE s.workspace_id = $1 AND s.event_id = e.id OFFSET 0) s ON true
