@@ -373,12 +373,10 @@ export class Pipeline {
 
   /**
    * The outbox's events older than `graceMs`, less those a job of this process holds on PGlite
-   * (see `#held`). There they are only read: the held set is the lease, where renewing each taken
-   * row's age rewrote every row of a backlog on every sweep (50,000 rows, 1.1 s, and as many dead
-   * rows to vacuum); the read reaches past the held ones, so a backlog of held events never hides
-   * one that no job holds. On Postgres a held job's claim skips the rows this very statement has
-   * locked (SKIP LOCKED), so a held event may go unprocessed by its job: there every stale event is
-   * taken with a lease and queued again, and a second claim of one already processed finds nothing.
+   * (`#held`, there the lease: renewing each row's age rewrote a backlog every sweep, 1.1-1.6 s for
+   * 50,000 rows), read past the held ones so that none unheld hides behind them. On Postgres a held
+   * job's claim skips rows this very statement has locked (SKIP LOCKED): there every stale event is
+   * taken with a lease and queued again; a second claim of one already processed finds nothing.
    */
   private async unheldStalePending(graceMs: number): Promise<EventKey[]> {
     if (!this.#holds) return takeStalePending(this.deps.db, graceMs, SWEEP_EVENT_LIMIT);
