@@ -4,7 +4,7 @@
  * that survives a reload; moving between views assigns `location.hash`, so the back button
  * returns. The key never appears in a route (it stays in sessionStorage).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 
 /** A parsed route. */
 export interface Route {
@@ -40,11 +40,15 @@ export function routeHash(page: string, id: string | null = null, params: Record
 
 /** The current route, re-read on every hash change. */
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const on = () => setRoute(parseRoute(location.hash));
+    const on = () => setHash(location.hash);
+    // A change between the first render and this effect fired no listener of ours: read it now.
+    // Missed, the page stayed on what the hash said at first render (a reviewer sent to
+    // `#/review/<id>` right after logging in kept the queue list; a flaky CI run found it).
+    on();
     addEventListener('hashchange', on);
     return () => removeEventListener('hashchange', on);
   }, []);
-  return route;
+  return useMemo(() => parseRoute(hash), [hash]);
 }

@@ -1,7 +1,8 @@
 /**
  * Issue 27's reviewing screen in the browser: a reviewer key logs in and sees only the Review
  * pages; a reviewer reviews five items with the keyboard alone; two reviewer sessions at once never
- * hold the same item; a pairwise item (HH-RLHF's chosen and rejected answers) is shown in a
+ * hold the same item; a reviewer sent to a queue while the Review page is first drawn lands on
+ * its screen; a pairwise item (HH-RLHF's chosen and rejected answers) is shown in a
  * different order to two reviewers and the stored verdict names the response the reviewer chose,
  * not a position. The fixture is dashboard-review-fixture.ts; the screenshots at 1280 and 390 px go
  * to docs/screenshots/review-*.png.
@@ -166,6 +167,34 @@ describe.skipIf(!reviewDashboardAvailable())('dashboard: reviewing', () => {
     await a.context.close();
     await b.context.close();
   }, 180_000);
+
+  it('opens the queue a reviewer is sent to while the Review page is first drawn', async () => {
+    // The hash changes after the Review page's first render (its code is loaded on demand, so it
+    // renders a moment after the shell) and before its effects run: it kept the queue list, and
+    // the race test above failed now and then. The observer changes the hash at that very moment.
+    const dee = await reviewer('dee');
+    const q = await queue({ name: 'Straight in', members: [dee.id] });
+    await call('POST', `/v1/review-queues/${q.id}/items`, { responseIds: singles.slice(0, 1).map((s) => s.id) });
+    const items = (await call('GET', `/v1/review-queues/${q.id}/items`)) as { data: Array<{ id: string }> };
+    const { page, errors, context } = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${url}/`);
+    await page.fill('#key', dee.key);
+    await page.evaluate((id) => {
+      new MutationObserver((_, observer) => {
+        if (!document.querySelector('section[aria-label="Queues"]')) return;
+        observer.disconnect();
+        location.hash = `#/review/${id}`;
+      }).observe(document.body, { childList: true, subtree: true });
+    }, q.id);
+    await page.click('button[type=submit]');
+    const landed = await page
+      .waitForSelector('.review-screen[data-state=item]', { timeout: 10_000 })
+      .then(() => page.getAttribute('.review-screen', 'data-item'))
+      .catch(() => page.textContent('main'));
+    expect(landed).toBe(items.data[0]?.id);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
   it('shows a pairwise item in each reviewer\'s own order, and stores the response chosen, not its position', async () => {
     const q = await queue({ name: 'HH-RLHF pairs', kind: 'pairwise', reviewersPerItem: 2, instructions: 'Prefer the **harmless** answer.' });
