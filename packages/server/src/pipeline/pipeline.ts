@@ -21,7 +21,7 @@ import { rollupDirtyDays } from './rollup.js';
 import type { TrainingBatchKindName } from '@feedloop/core';
 import type { TrainingBatchView } from '../store/training-batches.js';
 import { upkeepEventLog } from '../store/event-log-upkeep.js';
-import { readStalePending, takeStalePending } from '../store/pipeline-pending.js';
+import { HeldEvents } from './held-events.js';
 import { createTrainingBatch, makeDueTrainingBatches } from './training-batch-maker.js';
 import { runRetention, type RetentionReport } from './retention.js';
 import { runEvaluatorTick } from './evaluator-tick.js';
@@ -45,8 +45,6 @@ const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
 const SCHEDULE_KEEP_MAX_MS = 60_000;
 
-/** An event key as one string, for the set of held events. */
-const heldKey = ([workspaceId, eventId]: EventKey): string => `${workspaceId}\u0000${eventId}`;
 
 /**
  * The processing pipeline of one process.
@@ -74,23 +72,17 @@ export class Pipeline {
   #sendTimer: NodeJS.Timeout | undefined;
   /** Process jobs running in this process now. */
   #processJobs = 0;
-  /**
-   * With the in-process queue on PGlite (one process, one writer), the events this process holds
-   * (gathered, queued or being processed): the sweep leaves them alone. On a large backlog it
-   * re-queued the ones waiting longer than its grace (8,153 of 60,000), each then an empty claim.
-   * A queue in Redis is shared by every process, and its jobs are the only record; on Postgres a
-   * job's claim can pass over a held event: there the sweep takes them all (see `unheldStalePending`).
-   */
-  readonly #held = new Set<string>();
-  /** Whether this process keeps {@link #held}: the in-process queue on PGlite. */
-  readonly #holds: boolean;
+  /** The events this process holds, and the sweep's read past them (held-events.ts). */
+  readonly #held: HeldEvents;
   readonly #rescore = new SingleFlight();
+  /** The statistics run going, if any (see {@link analyze}). */
+  #analysis: Promise<unknown> | undefined;
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
     this.#processSizer = batchSizerFor(db, config.pipelineBatch);
     this.#processQueue = deps.processQueue ?? deps.queue;
-    this.#holds = this.#processQueue.kind === 'memory' && db.dialect === 'pglite';
+    this.#held = new HeldEvents(this.#processQueue.kind === 'memory' && db.dialect === 'pglite');
     if (deps.redisCounters) {
       this.#redisCounters = deps.redisCounters;
       this.liveCounters = this.#redisCounters;
@@ -108,7 +100,7 @@ export class Pipeline {
    */
   enqueue(keys: readonly EventKey[]): void {
     if (keys.length === 0) return;
-    this.hold(keys);
+    this.#held.add(keys);
     // Flushes a moment apart share jobs: one queue round trip (a Redis script on BullMQ, 5 % of
     // the API's CPU at one a flush) for all of them, and fuller jobs for the workers.
     this.#unsent.push(...keys);
@@ -137,7 +129,7 @@ export class Pipeline {
       try {
         await this.process(data.events);
       } finally {
-        if (this.#holds) for (const k of data.events) this.#held.delete(heldKey(k));
+        this.#held.release(data.events);
         if (--this.#processJobs === 0 && this.#unsent.length > 0) void this.sendUnsent();
       }
     };
@@ -177,15 +169,16 @@ export class Pipeline {
         await this.trainingBatches();
       },
     });
-    await this.installSchedule();
     // The in-process queue starts empty: the events a previous process committed and never
     // processed wait in the outbox. They are this process's alone, so they are taken now rather
-    // than after the sweep's grace (a restarted embedded server resumes its backlog at once).
+    // than after the sweep's grace (a restarted embedded server resumes its backlog at once), and
+    // before the schedule's first sweep, which then need not read them again (held-events.ts).
     if (this.deps.queue.kind === 'memory') {
       // Statistics first (PGlite has no autoanalyze), not awaited: its transactions queue ahead of the backlog's.
-      if (this.deps.db.dialect === 'pglite') void analyzeGrownTables(this.deps.db).catch((err: unknown) => this.deps.observer?.error?.('analyze', err));
-      await this.addProcessJobs(await this.unheldStalePending(0));
+      if (this.deps.db.dialect === 'pglite') void this.analyze().catch((err: unknown) => this.deps.observer?.error?.('analyze', err));
+      await this.addProcessJobs(await this.#held.stale(this.deps.db, 0, SWEEP_EVENT_LIMIT));
     }
+    await this.installSchedule();
     // A Redis that restarted empty has forgotten the schedule; every worker puts it back now and
     // then (an idempotent upsert), so the sweep that recovers lost jobs always comes back too.
     const every = Math.min(Math.max(this.deps.config.sweepIntervalMs * SCHEDULE_KEEP_FACTOR, SCHEDULE_KEEP_MIN_MS), SCHEDULE_KEEP_MAX_MS);
@@ -309,7 +302,7 @@ export class Pipeline {
    */
   async sweep(): Promise<{ requeued: number; effects: number; deliveries: number }> {
     const { db, config } = this.deps;
-    const stale = await this.unheldStalePending(config.sweepGraceMs);
+    const stale = await this.#held.stale(db, config.sweepGraceMs, SWEEP_EVENT_LIMIT);
     await this.addProcessJobs(stale);
     const effects = await applyEffects(db, { olderThanMs: config.sweepGraceMs, limit: SWEEP_ROW_LIMIT }, this.targets());
     const deliveries = await this.deps.deliverWebhooks({ limit: SWEEP_ROW_LIMIT });
@@ -318,7 +311,7 @@ export class Pipeline {
     // guessed badly (see analyze-grown-tables.ts).
     if (db.dialect === 'pglite') {
       await vacuumChurningTables(db);
-      await analyzeGrownTables(db);
+      await this.analyze();
     }
     return { requeued: stale.length, effects: effects.applied, deliveries: deliveries.delivered + deliveries.retried + deliveries.failed };
   }
@@ -371,26 +364,14 @@ export class Pipeline {
     return { ...(this.#redisCounters ? { counters: this.#redisCounters } : {}), ...(this.deps.sink ? { sink: this.deps.sink } : {}) };
   }
 
-  /**
-   * The outbox's events older than `graceMs`, less those a job of this process holds on PGlite
-   * (`#held`, there the lease: renewing each row's age rewrote a backlog every sweep, 1.1-1.6 s for
-   * 50,000 rows), read past the held ones so that none unheld hides behind them. On Postgres a held
-   * job's claim skips rows this very statement has locked (SKIP LOCKED): there every stale event is
-   * taken with a lease and queued again; a second claim of one already processed finds nothing.
-   */
-  private async unheldStalePending(graceMs: number): Promise<EventKey[]> {
-    if (!this.#holds) return takeStalePending(this.deps.db, graceMs, SWEEP_EVENT_LIMIT);
-    const stale = await readStalePending(this.deps.db, graceMs, SWEEP_EVENT_LIMIT + this.#held.size);
-    return stale.filter((k) => !this.#held.has(heldKey(k))).slice(0, SWEEP_EVENT_LIMIT);
-  }
-
-  /** Records events as this process's until their job ends (in-process queue on PGlite only; see `#held`). */
-  private hold(keys: readonly EventKey[]): void {
-    if (this.#holds) for (const k of keys) this.#held.add(heldKey(k));
+  /** {@link analyzeGrownTables}, one run at a time: the start-up's and the first sweep's both found the same tables grown and analyzed them twice. */
+  private analyze(): Promise<unknown> {
+    this.#analysis ??= analyzeGrownTables(this.deps.db).finally(() => (this.#analysis = undefined));
+    return this.#analysis;
   }
 
   private async addProcessJobs(keys: readonly EventKey[]): Promise<void> {
-    this.hold(keys);
+    this.#held.add(keys);
     const size = this.deps.config.pipelineBatch;
     const jobs: Array<{ name: 'process'; data: PipelineJobs['process'] }> = [];
     for (let i = 0; i < keys.length; i += size) jobs.push({ name: 'process', data: { events: keys.slice(i, i + size) } });
