@@ -45,7 +45,6 @@ const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
 const SCHEDULE_KEEP_MAX_MS = 60_000;
 
-
 /**
  * The processing pipeline of one process.
  *
