@@ -7,7 +7,6 @@
  */
 import {
   resolveWorkspaceSettings,
-  type FeedbackEvent,
   type ResponseContext,
   type StoredEvent,
   type WorkspaceSettings,
@@ -177,20 +176,21 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[], ex
   const rows = JSON.parse(doc.events) as ClaimedJson[];
   const stored = JSON.parse(doc.settings ?? '{}') as Record<string, unknown>;
   const settingsOf = new Map<string, WorkspaceSettings>();
-  return rows.map((json) => {
-    const r: ClaimedRow = { ...json, occurred_at: new Date(json.occurred_at), received_at: new Date(json.received_at), r_created_at: json.r_created_at === null ? null : new Date(json.r_created_at) };
+  // Read from the parsed rows as they are: a copy of each (`{ ...json }`, ~40 keys) with its
+  // timestamps made Dates cost 15 µs an event, four times the rest of this mapping.
+  return rows.map((r) => {
     let settings = settingsOf.get(r.workspace_id);
     if (!settings) {
       settings = resolveWorkspaceSettings(stored[r.workspace_id]);
       settingsOf.set(r.workspace_id, settings);
     }
-    const response = r.query === null || r.r_created_at === null ? null : toResponseContext(r, r.query, r.r_created_at);
+    const response = r.query === null || r.r_created_at === null ? null : toResponseContext(r, r.query, new Date(r.r_created_at));
     const prior: PriorSignal | null =
       r.p_status === null
         ? null
         : { status: r.p_status, polarity: r.p_polarity, severity: r.p_severity, categories: r.p_categories ?? [], value: r.p_value, weight: r.p_weight };
     // The stored text, not a Date: the tags' key needs the timestamp's microseconds.
-    const listTags = exclusive && json.r_created_at !== null ? { tags: new Set(r.r_tags ?? []), createdAt: json.r_created_at } : null;
+    const listTags = exclusive && r.r_created_at !== null ? { tags: new Set(r.r_tags ?? []), createdAt: r.r_created_at } : null;
     return {
       event: toStoredEvent(r),
       response,
@@ -204,11 +204,12 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[], ex
   });
 }
 
-function toStoredEvent(r: ClaimedRow): StoredEvent {
-  // The row was validated as a FeedbackEvent before it was stored; type and payload agree.
-  const validated = { type: r.type, payload: r.payload } as Pick<FeedbackEvent, 'type' | 'payload'>;
-  return {
-    ...validated,
+function toStoredEvent(r: ClaimedJson): StoredEvent {
+  // The row was validated as a FeedbackEvent before it was stored; type and payload agree. One
+  // literal of a fixed shape: spreading parts into it made each a slower object to build and read.
+  const event = {
+    type: r.type,
+    payload: r.payload,
     id: r.id,
     workspaceId: r.workspace_id,
     responseId: r.response_id,
@@ -218,15 +219,16 @@ function toStoredEvent(r: ClaimedRow): StoredEvent {
     targetId: r.target_id,
     metadata: r.metadata ?? undefined,
     editDistance: r.edit_distance,
-    occurredAt: r.occurred_at,
-    receivedAt: r.received_at,
+    occurredAt: new Date(r.occurred_at),
+    receivedAt: new Date(r.received_at),
     duplicateOf: r.duplicate_of,
     supersededBy: r.superseded_by,
-    ...(r.retracted ? { retracted: true } : {}),
   } as StoredEvent;
+  if (r.retracted) event.retracted = true;
+  return event;
 }
 
-function toResponseContext(r: ClaimedRow, query: string, createdAt: Date): ResponseContext {
+function toResponseContext(r: ClaimedJson, query: string, createdAt: Date): ResponseContext {
   return {
     id: r.response_id,
     query,
@@ -243,6 +245,6 @@ function toResponseContext(r: ClaimedRow, query: string, createdAt: Date): Respo
   };
 }
 
-function documentsOf(r: ClaimedRow): string[] {
+function documentsOf(r: ClaimedJson): string[] {
   return r.context_document_ids.length > 0 ? r.context_document_ids : r.sources;
 }
