@@ -3,10 +3,19 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that measure how long something takes against a bound, or stop processes on a signal's
- * timing: they run alone, after the rest, so another file's load cannot fail them.
+ * Files that run alone, after the rest: those that measure how long something takes against a
+ * bound, or stop processes on a signal's timing, so another file's load cannot fail them; and
+ * those that run the README's `npm start`, whose build empties `packages/dashboard/dist` for a
+ * moment: a browser test's server started in that moment served no dashboard for its whole life
+ * (it reads the page once at start), and every test of its file failed (a CI run of
+ * `dashboard-review`).
  */
-const ALONE = ['packages/server/test/cli.test.ts', 'packages/server/test/shutdown.test.ts'];
+const ALONE = [
+  'packages/server/test/cli.test.ts',
+  'packages/server/test/shutdown.test.ts',
+  'packages/server/test/readme-commands.test.ts',
+  'packages/server/test/data-dir-restart.test.ts',
+];
 
 export default defineConfig({
   resolve: {
