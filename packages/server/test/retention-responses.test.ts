@@ -11,6 +11,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { runRetention } from '../src/pipeline/retention.js';
+import { deleteOrphanResponses } from '../src/store/response-removal.js';
+import { readOrphanResponses } from '../src/store/retention-reads.js';
 import { rollupDirtyDays } from '../src/pipeline/rollup.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
@@ -57,12 +59,33 @@ for (const backend of BACKENDS) {
       await t?.close();
     });
 
+    it('leaves a response created long ago but received today for its feedback, then takes the orphan the day after', async () => {
+      // An import registers old responses, then posts their feedback: the run in between (one runs
+      // as a worker starts) must not take them.
+      expect(await runRetention(t.db, { archive: join(dir, `${backend.name}-today`) })).toMatchObject({ archived: 0, archivedResponses: 0 });
+      expect(await responseIds()).toEqual(['rr-active', 'rr-new', 'rr-quiet']);
+    });
+
+    it('keeps a response whose first event came while its archive was written, with that event counted', async () => {
+      const created = await req('POST', '/v1/responses', { id: 'rr-raced', query: 'an old question rated at last', answer: 'an old answer', createdAt: longAgo });
+      expect(created.statusCode).toBe(201);
+      const read = await readOrphanResponses(t.db, t.workspaceId, { createdBefore: new Date(Date.now() - DAY_MS), receivedBefore: new Date(Date.now() + DAY_MS) }, 100);
+      expect(read.map((r) => r.id).sort()).toEqual(['rr-quiet', 'rr-raced']);
+      // Between retention's read and its delete, the response's first feedback comes.
+      expect((await req('POST', '/v1/feedback', { id: 'rr-e2', responseId: 'rr-raced', type: 'thumbs_down', userId: 'u2' })).statusCode).toBe(202);
+      await t.services.pipeline.idle(10_000);
+      expect(await t.db.transaction((tx) => deleteOrphanResponses(tx, t.workspaceId, ['rr-raced']))).toEqual([]);
+      const signal = await t.db.query<{ status: string }>(`SELECT status FROM feedback_signals WHERE workspace_id = $1 AND event_id = 'rr-e2'`, [t.workspaceId]);
+      expect(signal).toEqual([{ status: 'counted' }]);
+      expect((await req('GET', '/v1/responses/rr-raced')).statusCode).toBe(200);
+    });
+
     it('archives a response past retention with no event left, in a monthly file, and removes it from the hot tables', async () => {
       const archive = join(dir, backend.name);
-      const report = await runRetention(t.db, { archive });
+      const report = await runRetention(t.db, { archive, now: new Date(Date.now() + 2 * DAY_MS) });
       expect(report.archived).toBe(0);
       expect(report.archivedResponses).toBe(1);
-      expect(await responseIds()).toEqual(['rr-active', 'rr-new']);
+      expect(await responseIds()).toEqual(['rr-active', 'rr-new', 'rr-raced']);
       const files = readdirSync(join(archive, t.workspaceId));
       const month = longAgo.slice(0, 7);
       expect(files).toHaveLength(1);
@@ -77,21 +100,21 @@ for (const backend of BACKENDS) {
       expect(audit.entries[0].details).toMatchObject({ responses: 1 });
       expect((await req('GET', '/v1/responses/rr-quiet')).statusCode).toBe(404);
       // Nothing more: a second run archives nothing.
-      expect(await runRetention(t.db, { archive })).toMatchObject({ archived: 0, archivedResponses: 0 });
+      expect(await runRetention(t.db, { archive, now: new Date(Date.now() + 2 * DAY_MS) })).toMatchObject({ archived: 0, archivedResponses: 0 });
     });
 
     it('once its events are past retention, a response goes with them; events files are named by month too', async () => {
       const archive = join(dir, `${backend.name}-later`);
       const later = new Date(Date.now() + 100 * DAY_MS);
       const report = await runRetention(t.db, { archive, now: later });
-      expect(report.archived).toBe(1);
-      expect(report.archivedResponses).toBe(2);
+      expect(report.archived).toBe(2);
+      expect(report.archivedResponses).toBe(3);
       expect(await responseIds()).toEqual([]);
       const files = report.files.filter((f) => f.includes(t.workspaceId));
       const events = files.filter((f) => /\/events-\d{4}-\d{2}-/.test(f) || /\/events-\d{4}_\d{2}-/.test(f));
       const responses = files.filter((f) => /\/responses-\d{4}-\d{2}-/.test(f));
       expect(events.length).toBeGreaterThanOrEqual(1);
-      expect(responses.flatMap((f) => linesOf(f).map((l) => l.id)).sort()).toEqual(['rr-active', 'rr-new']);
+      expect(responses.flatMap((f) => linesOf(f).map((l) => l.id)).sort()).toEqual(['rr-active', 'rr-new', 'rr-raced']);
     });
 
     it('caps a workspace at the deployment default when it sets no maxEvents', async () => {

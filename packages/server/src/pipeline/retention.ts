@@ -22,7 +22,7 @@ import type { S3Settings } from '../config.js';
 import type { SqlClient } from '../db/sql-client.js';
 import { writeArchive } from '../store/archive-writer.js';
 import { appendAudit } from '../store/audit-log.js';
-import { deleteResponses } from '../store/response-removal.js';
+import { deleteOrphanResponses } from '../store/response-removal.js';
 import { dropMemorySnapshots } from '../store/user-memory-snapshot.js';
 import { deleteEvents, dropEventPartition } from '../store/event-removal.js';
 import { listEventPartitions, readExpiredEvents, readOrphanResponses, readPartitionEvents } from '../store/retention-reads.js';
@@ -30,6 +30,12 @@ import { listWorkspaces } from '../store/workspaces.js';
 
 /** Events archived per file (and per delete transaction). */
 const PAGE = 5_000;
+/**
+ * A response received this recently is never an orphan, however old its creation time: an
+ * import registers old responses, then posts their feedback, and the run in between (one runs
+ * as a worker starts) took them before their first event came.
+ */
+const RESPONSE_RECEIPT_GRACE_MS = DAY_MS;
 
 /** What a run did. */
 export interface RetentionReport {
@@ -94,23 +100,27 @@ export async function runRetention(db: SqlClient, options: { archive: string; s3
 
 /**
  * Archives and removes a workspace's responses created before `cutoff` that have no event left:
- * their events were all past retention (archived before), or they never had one. Same archive
+ * their events were all past retention (archived before), or they never had one; a response
+ * received within {@link RESPONSE_RECEIPT_GRACE_MS} waits for its feedback. Same archive
  * as the events, so the same rules hold for them (an erasure does not rewrite archives, see
  * docs/privacy.md).
  */
 async function archiveResponses(db: SqlClient, { archive, s3 }: { archive: string; s3?: S3Settings }, workspaceId: string, cutoff: Date, now: Date, report: RetentionReport): Promise<void> {
   for (let part = 0; ; part++) {
-    const rows = await readOrphanResponses(db, workspaceId, cutoff, PAGE);
+    const rows = await readOrphanResponses(db, workspaceId, { createdBefore: cutoff, receivedBefore: new Date(now.getTime() - RESPONSE_RECEIPT_GRACE_MS) }, PAGE);
     if (rows.length === 0) return;
     const files: string[] = [];
     for (const [month, lines] of byMonth(rows)) {
       files.push(await writeArchive(archive, `${workspaceId}/responses-${month}-${stamp(now)}-${part}`, lines.map((r) => r.line), s3));
     }
-    await db.transaction(async (tx) => {
-      const removed = await deleteResponses(tx, workspaceId, rows.map((r) => r.id));
-      await appendAudit(tx, { workspaceId, action: 'retention.archived', details: { responses: removed, files } });
+    // A response that got its first event while its file was written stays (its line in the
+    // file repeats when it goes later); the audit and the report count the ones that went.
+    const removed = await db.transaction(async (tx) => {
+      const gone = await deleteOrphanResponses(tx, workspaceId, rows.map((r) => r.id));
+      await appendAudit(tx, { workspaceId, action: 'retention.archived', details: { responses: gone.length, files } });
+      return gone.length;
     });
-    report.archivedResponses += rows.length;
+    report.archivedResponses += removed;
     report.files.push(...files);
     if (rows.length < PAGE) return;
   }

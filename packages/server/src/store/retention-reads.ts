@@ -61,20 +61,20 @@ export function readExpiredEvents(db: SqlClient, workspaceId: string, limits: Re
 }
 
 /**
- * The oldest `limit` responses of a workspace created before `cutoff` with no event left (their
- * events all went, or they never had one).
+ * The oldest `limit` responses of a workspace created before `createdBefore` and received before
+ * `receivedBefore` with no event left (their events all went, or they never had one).
  *
  * @example
- * await readOrphanResponses(db, 'ws_1', cutoff, 5_000)
+ * await readOrphanResponses(db, 'ws_1', { createdBefore: cutoff, receivedBefore: yesterday }, 5_000)
  */
-export function readOrphanResponses(db: SqlClient, workspaceId: string, cutoff: Date, limit: number): Promise<ArchiveLine[]> {
+export function readOrphanResponses(db: SqlClient, workspaceId: string, before: { createdBefore: Date; receivedBefore: Date }, limit: number): Promise<ArchiveLine[]> {
   return db.query(
     `SELECT r.id, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, ${RESPONSE_JSON} AS line
        FROM responses r
-      WHERE r.workspace_id = $1 AND r.created_at < $2
+      WHERE r.workspace_id = $1 AND r.created_at < $2 AND r.received_at < $3
         AND NOT EXISTS (SELECT 1 FROM feedback_events e WHERE e.workspace_id = r.workspace_id AND e.response_id = r.id)
-      ORDER BY r.created_at, r.id LIMIT $3`,
-    [workspaceId, cutoff, limit],
+      ORDER BY r.created_at, r.id LIMIT $4`,
+    [workspaceId, before.createdBefore, before.receivedBefore, limit],
   );
 }
 
