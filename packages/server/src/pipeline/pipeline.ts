@@ -14,7 +14,8 @@ import type { EventKey, PipelineJobs, ProcessJobs } from './pipeline-jobs.js';
 import { addReport, emptyReport, type CounterTarget, type ProcessReport } from './process-events.js';
 import { processIsolating } from './process-isolating.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
-import { RESCORE_MODULE, rescoreDirtyResponses } from './rescore.js';
+import { RESCORE_MODULE, rescoreDirtyResponsesTimed } from './rescore.js';
+import { RESCORE_DELAY_MS, RescorePacer, rescoreJobId } from './rescore-pacing.js';
 import { SingleFlight } from './single-flight.js';
 import { RollupPool } from './rollup-pool.js';
 import { rollupDirtyDays } from './rollup.js';
@@ -31,15 +32,8 @@ import type { PipelineDeps } from './pipeline-deps.js';
 const SWEEP_EVENT_LIMIT = 50_000;
 /** Effects and deliveries a sweep retries at most. */
 const SWEEP_ROW_LIMIT = 1_000;
-/**
- * The rescore job the requests of one {@link RESCORE_DELAY_MS} window share (no colon: BullMQ ids).
- * A fixed id was dropped while a job of that id ran, and later marks waited for the schedule.
- */
-const rescoreJobId = (): string => `rescore-${Math.floor(Date.now() / RESCORE_DELAY_MS)}`;
 /** How long committed events wait for others to share a queue job with. */
 const ENQUEUE_COALESCE_MS = 5;
-/** How long a rescore waits for more batches to coalesce with. */
-const RESCORE_DELAY_MS = 500;
 /** The schedule is re-installed every this many sweep intervals, within these bounds. */
 const SCHEDULE_KEEP_FACTOR = 10;
 const SCHEDULE_KEEP_MIN_MS = 1_000;
@@ -74,6 +68,7 @@ export class Pipeline {
   /** The events this process holds, and the sweep's read past them (held-events.ts). */
   readonly #held: HeldEvents;
   readonly #rescore = new SingleFlight();
+  readonly #rescorePacer = new RescorePacer();
   /** The statistics run going, if any (see {@link analyze}). */
   #analysis: Promise<unknown> | undefined;
 
@@ -145,9 +140,8 @@ export class Pipeline {
       rollup: async (data) => {
         await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input), ...(data.workspaceId === undefined ? {} : { workspaceId: data.workspaceId }) });
       },
-      // One at a time in a process (single-flight.ts). Embedded, next to the database, as processing is.
-      rescore: () =>
-        this.#rescore.run(() => (this.deps.db.runInThread ? this.deps.db.runInThread<number>(RESCORE_MODULE, 'rescoreDirtyResponses', []) : rescoreDirtyResponses(this.deps.db))),
+      // One at a time in a process (single-flight.ts), paced (rescore-pacing.ts). Embedded, next to the database, as processing is.
+      rescore: () => this.#rescore.run(() => this.rescore()),
       alerts: async () => {
         await this.evaluateAlerts();
       },
@@ -201,9 +195,7 @@ export class Pipeline {
    * The `evaluators` job (evaluator-tick.ts); a changed judge weight asks for a rescore.
    */
   async evaluatorTick(): Promise<{ planned: number; claimed: number }> {
-    return runEvaluatorTick(this.deps.db, this.deps.evaluators, () =>
-      this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err)),
-    );
+    return runEvaluatorTick(this.deps.db, this.deps.evaluators, () => this.requestRescore());
   }
 
   /** Hands newly created responses to the evaluators (a job); never throws: a missed one is a backfill's. */
@@ -287,7 +279,7 @@ export class Pipeline {
     if (total.counted > 0 || total.retracted > 0) {
       // One rescore job a window (its id), a moment after the first batch that wants it:
       // the batches of that moment share one recompute of each response they touched.
-      await this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
+      await this.requestRescore();
     }
     this.deps.observer?.processed?.(total, performance.now() - started);
     return total;
@@ -323,10 +315,30 @@ export class Pipeline {
     return this.deps.queue.idle(timeoutMs);
   }
 
+  /**
+   * The `rescore` job: a run, or, too soon after the last one, a job at the pause's end in its
+   * place (rescore-pacing.ts). Nothing is dropped: the marks wait in `score_dirty`.
+   */
+  private async rescore(): Promise<void> {
+    const deferral = this.#rescorePacer.deferral();
+    if (deferral) {
+      await this.deps.queue.add('rescore', {}, deferral).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
+      return;
+    }
+    const { db } = this.deps;
+    const run = await (db.runInThread ? db.runInThread<{ heldMs: number }>(RESCORE_MODULE, 'rescoreDirtyResponsesTimed', []) : rescoreDirtyResponsesTimed(db));
+    this.#rescorePacer.ran(run.heldMs);
+  }
+
+  /** Asks for a rescore a moment from now (one job a window); never throws: the schedule finds the marks. */
+  private async requestRescore(): Promise<void> {
+    await this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch((err: unknown) => this.deps.observer?.error?.('rescore', err));
+  }
+
   /** Enqueues a rescore and a rollup of the workspace's dirty days (an erasure marked them); never throws: the schedule finds the marks. */
   async recompute(workspaceId: string): Promise<void> {
     const failed = (err: unknown) => this.deps.observer?.error?.('recompute', err);
-    await Promise.all([this.deps.queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS }).catch(failed), this.deps.queue.add('rollup', { workspaceId }).catch(failed)]);
+    await Promise.all([this.requestRescore(), this.deps.queue.add('rollup', { workspaceId }).catch(failed)]);
   }
 
   /** The job counts (waiting, active, delayed, failed) of the queue and the processing lane together. */

@@ -29,7 +29,7 @@ import { batchSizerFor } from './batch-sizer.js';
 import { updateExperimentTotals } from '../store/experiment-upkeep.js';
 import { addRuleMatches } from './review-rules.js';
 
-/** This module's URL: the embedded database's thread imports it to run {@link rescoreDirtyResponses} next to the database. */
+/** This module's URL: the embedded database's thread imports it to run {@link rescoreDirtyResponsesTimed} next to the database. */
 export const RESCORE_MODULE = import.meta.url;
 
 /** Responses rescored per transaction at most: bounds the rows parsed at once. Embedded, a transaction is sized by time (batch-sizer.ts). */
@@ -47,7 +47,19 @@ const RESCORE_PER_RUN = 2_000;
  * await rescoreDirtyResponses(db) // 12
  */
 export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date()): Promise<number> {
+  return (await rescoreDirtyResponsesTimed(db, now)).rescored;
+}
+
+/**
+ * {@link rescoreDirtyResponses}, also saying how long its transactions held the database (not
+ * how long they waited for it): the pipeline paces its runs by it (rescore-pacing.ts).
+ *
+ * @example
+ * await rescoreDirtyResponsesTimed(db) // { rescored: 12, heldMs: 8.4 }
+ */
+export async function rescoreDirtyResponsesTimed(db: SqlClient, now: Date = new Date()): Promise<{ rescored: number; heldMs: number }> {
   let total = 0;
+  let totalHeldMs = 0;
   const sizer = batchSizerFor(db, RESCORE_BATCH);
   while (total < RESCORE_PER_RUN) {
     const size = sizer.size;
@@ -111,9 +123,10 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
     }, { background: true });
     sizer.record(n, heldMs);
     total += n;
+    totalHeldMs += heldMs;
     if (n < size) break;
   }
-  return total;
+  return { rescored: total, heldMs: totalHeldMs };
 }
 
 /** The signals of a response's users (no reviewer's, no judge's). */

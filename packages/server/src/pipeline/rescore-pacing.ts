@@ -1,0 +1,57 @@
+/**
+ * The pace of rescore runs. A run recomputes each dirty response from all its signals, so its cost
+ * grows with the signals of the responses feedback keeps arriving on: under a steady stream on a
+ * few busy responses, back-to-back runs re-read the same signals again and again, and held the
+ * embedded database's one connection about as long as ingest and processing together (docs/benchmarks.md,
+ * "Tenth session"). After each run, the next one waits in proportion to what that run held, so
+ * rescores take at most {@link RESCORE_SHARE} of the database's time; the marks gathered meanwhile
+ * share one recompute of each response. The wait is bounded, so a score trails its feedback by at
+ * most a run and {@link MAX_RESCORE_PAUSE_MS}.
+ */
+
+/** How long a rescore waits for more batches to coalesce with. */
+export const RESCORE_DELAY_MS = 500;
+/** The share of the database's time rescore runs take at most under a steady stream. */
+export const RESCORE_SHARE = 0.2;
+/** The longest pause between two runs, whatever the last one cost. */
+export const MAX_RESCORE_PAUSE_MS = 2_000;
+
+/**
+ * The rescore job the requests of one {@link RESCORE_DELAY_MS} window share (no colon: BullMQ ids).
+ * A fixed id was dropped while a job of that id ran, and later marks waited for the schedule.
+ *
+ * @example
+ * queue.add('rescore', {}, { jobId: rescoreJobId(), delayMs: RESCORE_DELAY_MS })
+ */
+export const rescoreJobId = (at: number = Date.now()): string => `rescore-${Math.floor(at / RESCORE_DELAY_MS)}`;
+
+/**
+ * When this process may start its next rescore run.
+ *
+ * @example
+ * const pacer = new RescorePacer();
+ * pacer.ran(100);  // a run held the database 100 ms
+ * pacer.deferral() // { jobId: 'rescore-after-…', delayMs: ≤ 500 }: add this job instead of running
+ */
+export class RescorePacer {
+  #notBefore = 0;
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /**
+   * The job to add in place of a run that came too soon, or `undefined` to run now. Its id names
+   * the first window at or after the pause's end, apart from {@link rescoreJobId}'s: a job of the
+   * id running now would swallow it.
+   */
+  deferral(): { jobId: string; delayMs: number } | undefined {
+    const now = this.clock();
+    if (now >= this.#notBefore) return undefined;
+    const window = Math.ceil(this.#notBefore / RESCORE_DELAY_MS);
+    return { jobId: `rescore-after-${window}`, delayMs: window * RESCORE_DELAY_MS - now };
+  }
+
+  /** Records a run that held the database `heldMs` in all. */
+  ran(heldMs: number): void {
+    this.#notBefore = this.clock() + Math.min(MAX_RESCORE_PAUSE_MS, heldMs * (1 / RESCORE_SHARE - 1));
+  }
+}
