@@ -81,8 +81,11 @@ export interface PriorSignal {
   weight: number | null;
 }
 
-/** A claimed event's columns with its response's (`r_*`, null when the response is gone). */
-type ClaimedRow = Pick<
+/**
+ * A claimed event's columns with its response's (`r_*`, null when the response is gone), as the
+ * claim's JSON document carries them: timestamps as ISO strings.
+ */
+type ClaimedJson = Pick<
   FeedbackEventRow,
   | 'workspace_id'
   | 'id'
@@ -95,12 +98,12 @@ type ClaimedRow = Pick<
   | 'payload'
   | 'metadata'
   | 'edit_distance'
-  | 'occurred_at'
-  | 'received_at'
   | 'duplicate_of'
   | 'superseded_by'
   | 'sample_weight'
 > & {
+  occurred_at: string;
+  received_at: string;
   retracted: boolean;
   p_status: PriorSignal['status'] | null;
   p_polarity: string | null;
@@ -120,15 +123,12 @@ type ClaimedRow = Pick<
   experiment_id: string | null;
   variant: string | null;
   /** Null when the response is gone (the LEFT JOIN found none). */
-  r_created_at: Date | null;
+  r_created_at: string | null;
   /** The response's list tags (an exclusive claim only; else null). */
   r_tags: string[] | null;
   /** A judge event's evaluator's weight factor; null for other events. */
   judge_factor: number | null;
 };
-
-/** A claimed row as the JSON document carries it: timestamps as ISO strings. */
-type ClaimedJson = Omit<ClaimedRow, 'occurred_at' | 'received_at' | 'r_created_at'> & { occurred_at: string; received_at: string; r_created_at: string | null };
 
 /**
  * Claims and loads the given events; events already processed (or being processed by another
