@@ -106,6 +106,17 @@ for (const backend of BACKENDS) {
       expect(whole.rows).toHaveLength(6);
       expect(whole.registered).toHaveLength(4);
       for (const pageSize of [1, 2, 5]) expect(await readDay(t.db, t.workspaceId, today(), pageSize)).toEqual(whole);
+      // A signal whose event was replaced is not read, also where it ends a page: a page is its
+      // signals first (embedded), and one left out must not end the reading early.
+      const second = `(SELECT event_id FROM feedback_signals WHERE workspace_id = $1 AND status = 'counted' ORDER BY occurred_at, event_id LIMIT 1 OFFSET 1)`;
+      await t.db.query(`UPDATE feedback_events SET superseded_by = 'a-later-vote' WHERE workspace_id = $1 AND id = ${second}`, [t.workspaceId]);
+      try {
+        const fewer = await readDay(t.db, t.workspaceId, today());
+        expect(fewer.rows).toHaveLength(5);
+        for (const pageSize of [1, 2, 5]) expect(await readDay(t.db, t.workspaceId, today(), pageSize)).toEqual(fewer);
+      } finally {
+        await t.db.query(`UPDATE feedback_events SET superseded_by = NULL WHERE workspace_id = $1 AND superseded_by = 'a-later-vote'`, [t.workspaceId]);
+      }
     });
 
     it("computes a day's rollup in the rollup thread exactly as inline", async () => {

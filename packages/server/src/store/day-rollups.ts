@@ -134,6 +134,34 @@ export async function deferDirtyDay(tx: SqlExecutor, mark: Pick<DirtyDay, 'works
 }
 
 /**
+ * A page of the day's counted signals (embedded), in key order from after the key `$3`, `$4`
+ * (none: from the start), at most `$5`. Materialized first, so that a page is read from the
+ * signals' index and only its own rows are joined: planned as one statement, a page of 1,000
+ * hash-joined every event of the workspace's month and sorted them for its top 1,000 (180 ms a
+ * page at 40,000 events, growing all month; docs/benchmarks.md, "Tenth session").
+ */
+const DAY_SIGNALS = `WITH signals AS MATERIALIZED (
+  SELECT s.workspace_id, s.event_id, s.type, s.polarity, s.categories, s.value, s.first_pass, s.occurred_at, s.response_id, s.session_id, s.user_id
+    FROM feedback_signals s
+   WHERE s.workspace_id = $1 AND s.status = 'counted'
+     AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'
+     AND ($3::timestamptz IS NULL OR (s.occurred_at, s.event_id) > ($3::timestamptz, $4::text))
+   ORDER BY s.occurred_at, s.event_id LIMIT $5)`;
+/** A day's signal with its event and response ({@link RollupInputRow}). */
+const DAY_COLUMNS = `s.event_id, s.type, e.source, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
+  s.occurred_at::text AS s_occurred_key, s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id,
+  s.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant, r.query`;
+/** Outer joins: a page keeps every signal it read, so its length says whether another follows. */
+const DAY_JOINS = `LEFT JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
+  LEFT JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
+  LEFT JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id`;
+/** A signal the rollup counts: its event current (not replaced, not retracted) and its response there. */
+const LIVE = `(e.id IS NOT NULL AND r.id IS NOT NULL AND e.superseded_by IS NULL AND e.retracted_at IS NULL)`;
+
+/** A page's row: whether the rollup counts it. */
+type PagedRollupRow = RollupInputRow & { live: boolean };
+
+/**
  * Reads one workspace's day (UTC) in pages: its counted, current signals with their events and
  * responses, by (occurred_at, event_id); and the responses registered that day, by (created_at,
  * id), each with whether a counted correction or escalation (of any day) is about it. The day's
@@ -149,25 +177,29 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
   // index probes row by row: 13 pages of 450 ms for a day of 60,000 events).
   const limit = Number.isFinite(pageSize) ? pageSize : null;
   const full = (page: unknown[]): boolean => limit !== null && page.length === limit;
-  const rows: RollupInputRow[] = [];
-  for (let after: RollupInputRow | undefined; ; ) {
-    const page = await db.query<RollupInputRow>(
-      `SELECT s.event_id, s.type, e.source, e.payload, s.polarity, s.categories, s.value, s.first_pass, e.edit_distance, e.occurred_at,
-              s.occurred_at::text AS s_occurred_key, s.response_id, r.created_at AS r_created_at, COALESCE(s.session_id, r.session_id) AS session_id,
-              s.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant, r.query
+  let rows: RollupInputRow[] = [];
+  if (limit === null) {
+    rows = await db.query<RollupInputRow>(
+      `SELECT ${DAY_COLUMNS}
          FROM feedback_signals s
          JOIN feedback_event_ids k ON k.workspace_id = s.workspace_id AND k.id = s.event_id
          JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
          JOIN responses r ON r.workspace_id = s.workspace_id AND r.id = s.response_id
         WHERE s.workspace_id = $1 AND s.status = 'counted' AND e.superseded_by IS NULL AND e.retracted_at IS NULL
           AND s.occurred_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND s.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'
-          AND ($3::timestamptz IS NULL OR (s.occurred_at, s.event_id) > ($3::timestamptz, $4::text))
-        ORDER BY s.occurred_at, s.event_id LIMIT $5`,
-      [workspaceId, day, after?.s_occurred_key ?? null, after?.event_id ?? null, limit],
+        ORDER BY s.occurred_at, s.event_id`,
+      [workspaceId, day],
     );
-    rows.push(...page);
-    if (!full(page)) break;
-    after = page[page.length - 1];
+  } else {
+    for (let after: PagedRollupRow | undefined; ; ) {
+      const page = await db.query<PagedRollupRow>(
+        `${DAY_SIGNALS} SELECT ${DAY_COLUMNS}, ${LIVE} AS live FROM signals s ${DAY_JOINS} ORDER BY s.occurred_at, s.event_id`,
+        [workspaceId, day, after?.s_occurred_key ?? null, after?.event_id ?? null, limit],
+      );
+      for (const { live, ...row } of page) if (live) rows.push(row);
+      if (!full(page)) break;
+      after = page[page.length - 1];
+    }
   }
   // Corrections and escalations mark their response's day dirty, so the flags stay current.
   const registered: RegisteredInputRow[] = [];
