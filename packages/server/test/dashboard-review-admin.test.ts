@@ -71,6 +71,33 @@ describe.skipIf(!reviewDashboardAvailable())('dashboard: review administration',
     await context.close();
   }, 180_000);
 
+  it("keeps a rule's filter chosen while its form is first drawn", async () => {
+    // The filter form synced its draft to its props in an effect that also ran after its first
+    // draw: a rating picked before that effect ran was set back to "any", and the queue above was
+    // now and then saved with no filter. The observer picks the rating at that very moment.
+    const { page, errors, context } = await login(t.secretKey);
+    await page.goto(`${url}/#/review`);
+    await page.click('text=New queue');
+    await page.fill('input[name=name]', 'Picked at once');
+    await page.evaluate(() => {
+      new MutationObserver((_, observer) => {
+        const select = document.querySelector<HTMLSelectElement>('form[aria-label="Rule filter"] select[name=rating]');
+        if (!select) return;
+        observer.disconnect();
+        select.value = 'negative';
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await page.click('text=Add a rule');
+    await page.click('form[aria-label="Rule filter"] button[type=submit]');
+    await page.click('button[form=queue-form]');
+    await page.waitForURL(/#\/queues\/rq_/);
+    const id = decodeURIComponent(page.url().split('#/queues/')[1] ?? '');
+    expect((await call('GET', `/v1/review-queues/${id}`)).rules).toEqual([{ filter: { rating: 'negative' }, sample: 1 }]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('makes a queue in its settings and fills it from the Responses list: selected rows, then all matching a filter', async () => {
     const dee = await reviewer('dee');
     const { page, errors, context } = await login(t.secretKey);

@@ -6,7 +6,7 @@
  * learning signals as a table. Filters live in the URL too, so a filtered view can be shared
  * without the key.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash, useRoute } from '../route.js';
 import { Card, Show, num, useLoad } from '../ui.js';
@@ -263,8 +263,15 @@ function Flag({ name, label, yes, no, draft, set }: { name: 'hasCorrection' | 'c
 export function FilterForm({ filters, facets, scoreNames, onApply, applyLabel = 'Apply' }: { filters: Filters; facets: Facets | null; scoreNames: string[] | null; onApply?: (f: Filters) => void; applyLabel?: string }) {
   const [draft, setDraft] = useState<Filters>(filters);
   const key = JSON.stringify(filters);
-  // A back or forward step changes the route's filters: the form follows.
-  useEffect(() => setDraft(filters), [key]);
+  // A back or forward step changes the route's filters: the form follows. Only a change: run
+  // after the first draw too, the effect set the draft back to `filters` and lost a choice made
+  // before it ran (a queue rule's rating, picked as its form appeared, was saved as no filter).
+  const shown = useRef(key);
+  useEffect(() => {
+    if (shown.current === key) return;
+    shown.current = key;
+    setDraft(filters);
+  }, [key]);
   const field = (name: FilterName, label: string, type = 'text') => (
     <label>
       {label}
