@@ -35,6 +35,27 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>,
   return [value, () => setTick((t) => t + 1)];
 }
 
+/**
+ * A form's draft of `value` that the user edits, set to `value` again only when it changes (its
+ * `key`, e.g. the URL's filters after a back or forward step). Not after the first draw: an
+ * effect that ran then set the draft back and lost a choice made before it ran (a queue rule's
+ * rating picked as its form appeared was saved as no filter).
+ *
+ * @example
+ * const [draft, setDraft] = useDraft(filters, JSON.stringify(filters));
+ */
+export function useDraft<T>(value: T, key: string): [T, (next: T) => void] {
+  const [draft, setDraft] = useState<T>(value);
+  const shown = useRef(key);
+  useEffect(() => {
+    if (shown.current === key) return;
+    shown.current = key;
+    setDraft(value);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  return [draft, setDraft];
+}
+
 /** Renders a load: a placeholder of fixed height while loading (no layout shift), its error, or its data. */
 export function Show<T>({ value, height = 120, children }: { value: Loaded<T>; height?: number; children: (data: T) => ComponentChildren }) {
   if (value.state === 'loading') return <div class="placeholder" style={{ minHeight: `${height}px` }} aria-busy="true" />;

@@ -5,10 +5,9 @@
  * check's own 30 days, so the calibration can be read against the weight state's kappa and n.
  * Every figure is the API's and names the period it is over: the page computes none of its own.
  */
-import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash } from '../route.js';
-import { LineChart, Show, num, useLoad } from '../ui.js';
+import { LineChart, Show, num, useDraft, useLoad } from '../ui.js';
 import { coef, dayStart, interval, period, share } from './judges-format.js';
 import type { Calibration, CalibrationFigures, Estimate, Evaluator } from './judges-types.js';
 
@@ -50,9 +49,8 @@ function Figures({ c, over }: { c: CalibrationFigures; over: string }) {
 /** The period form: two days (from, before), the weight check's window, or the API's default. */
 function RangeForm({ e, range }: { e: Evaluator; range: Range }) {
   const days = { from: range.from?.slice(0, 10) ?? '', to: range.to?.slice(0, 10) ?? '' };
-  const [draft, setDraft] = useState(days);
   // A back or forward step changes the URL's range: the form follows.
-  useEffect(() => setDraft(days), [days.from, days.to]);
+  const [draft, setDraft] = useDraft(days, `${days.from}/${days.to}`);
   const w = e.weight.window;
   return (
     <form class="filters calibration-range" aria-label="Calibration period" onSubmit={(ev) => {

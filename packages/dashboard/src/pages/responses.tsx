@@ -6,10 +6,10 @@
  * learning signals as a table. Filters live in the URL too, so a filtered view can be shared
  * without the key.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { routeHash, useRoute } from '../route.js';
-import { Card, Show, num, useLoad } from '../ui.js';
+import { Card, Show, num, useDraft, useLoad } from '../ui.js';
 import { JudgeAnswers } from './judge-answers.js';
 import { BulkAdd } from './responses-bulk.js';
 import { FILTERS, apiFilter, type FilterName, type Filters } from '../filters.js';
@@ -261,17 +261,8 @@ function Flag({ name, label, yes, no, draft, set }: { name: 'hasCorrection' | 'c
  * with `applyLabel` on its button.
  */
 export function FilterForm({ filters, facets, scoreNames, onApply, applyLabel = 'Apply' }: { filters: Filters; facets: Facets | null; scoreNames: string[] | null; onApply?: (f: Filters) => void; applyLabel?: string }) {
-  const [draft, setDraft] = useState<Filters>(filters);
-  const key = JSON.stringify(filters);
-  // A back or forward step changes the route's filters: the form follows. Only a change: run
-  // after the first draw too, the effect set the draft back to `filters` and lost a choice made
-  // before it ran (a queue rule's rating, picked as its form appeared, was saved as no filter).
-  const shown = useRef(key);
-  useEffect(() => {
-    if (shown.current === key) return;
-    shown.current = key;
-    setDraft(filters);
-  }, [key]);
+  // A back or forward step changes the route's filters: the form follows.
+  const [draft, setDraft] = useDraft<Filters>(filters, JSON.stringify(filters));
   const field = (name: FilterName, label: string, type = 'text') => (
     <label>
       {label}
