@@ -1,9 +1,9 @@
 /**
  * The pace of rescore runs. A run recomputes each dirty response from all its signals, so its cost
  * grows with the signals of the responses feedback keeps arriving on: under a steady stream on a
- * few busy responses, back-to-back runs re-read the same signals again and again, and held the
- * embedded database's one connection about as long as ingest and processing together (docs/benchmarks.md,
- * "Tenth session"). After each run, the next one waits in proportion to what that run held, so
+ * few busy responses, back-to-back runs re-read the same signals again and again: under
+ * single-event ingest the rescore's read was the embedded database's largest statement, 6.6 of
+ * the pipeline's 15.3 s (docs/benchmarks.md, "Tenth session"). After each run, the next one waits in proportion to what that run held, so
  * rescores take at most {@link RESCORE_SHARE} of the database's time; the marks gathered meanwhile
  * share one recompute of each response. The wait is bounded, so a score trails its feedback by at
  * most a run and {@link MAX_RESCORE_PAUSE_MS}.
