@@ -44,7 +44,7 @@ export {
   type FactTotals,
 } from './experiment-facts.js';
 export { meanOf, percentOf, type RegisteredResponse } from './daily-metrics.js';
-export { RATING_TYPES, addSums, emptySums, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './stats-sums.js';
+export { RATING_TYPES, addSums, compactSums, emptySums, expandSums, sumsOf, type StatsSums, type SummedEvent, type SummedResponse } from './stats-sums.js';
 export { MAX_ISSUE_QUERY_LENGTH, computeStatsCells, issueCounts, normalizeQuery, userSums, type CellCoordinates, type StatsCell, type StatsCellKey } from './stats-cells.js';
 export { DROP_BASELINE_DAYS, DROP_MIN_BASELINE_RATED, DROP_MIN_RECENT_RATED, DROP_WINDOWS, recentDropOf, type DayRatings, type RecentDrop } from './recent-drop.js';
 export { TREND_ALPHA, TREND_MIN_DAYS, linearTrend, mannKendall, trendOf, type LinearTrend, type MannKendall, type Trend } from './trend.js';

@@ -247,6 +247,32 @@ export function addSumsInto(target: StatsSums, b: StatsSums): StatsSums {
   return target;
 }
 
+/**
+ * The sums without their zero counts and empty records: what a per-user row stores. A user's day
+ * is a handful of events, so most of its 27 fields are zero; written whole, a busy day's 33,000
+ * users were 13 MB of JSON for the database to parse (docs/benchmarks.md, "Eleventh session").
+ * {@link expandSums} gives the whole sums back; {@link addSumsInto} takes either form.
+ *
+ * @example
+ * compactSums(sumsOf([up], [])) // { events: 1, positiveRatings: 1, sourceEvents: { explicit: 1 }, sourcePositive: { explicit: 1 } }
+ */
+export function compactSums(sums: StatsSums): Partial<StatsSums> {
+  const compact: Partial<StatsSums> = {};
+  for (const key of NUMERIC_KEYS) if (sums[key] !== 0) compact[key] = sums[key];
+  for (const key of RECORD_KEYS) if (Object.keys(sums[key]).length > 0) compact[key] = sums[key];
+  return compact;
+}
+
+/**
+ * Whole sums from a compacted row ({@link compactSums}) or a whole one: every field present.
+ *
+ * @example
+ * expandSums({ events: 1 }).negativeRatings // 0
+ */
+export function expandSums(stored: Partial<StatsSums>): StatsSums {
+  return addSumsInto(emptySums(), stored as StatsSums);
+}
+
 function addCountsInto(target: Record<string, number>, b: Record<string, number> | undefined): void {
   if (b === undefined) return;
   for (const [k, v] of Object.entries(b)) {

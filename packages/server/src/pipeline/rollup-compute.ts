@@ -7,6 +7,7 @@
  */
 import {
   computeDailyMetrics,
+  compactSums,
   computeStatsCells,
   issueCounts,
   userSums,
@@ -16,8 +17,11 @@ import {
   type Polarity,
   type RegisteredResponse,
   type RollupRow,
+  type StatsSums,
 } from '@feedloop/core';
+import { hash } from 'node:crypto';
 import type { DayInput, DayOutput, RegisteredInputRow, RollupInputRow } from '../store/day-rollups.js';
+import type { DayUserSums } from '../store/user-sums-write.js';
 
 /**
  * Computes a day's rollup from its input.
@@ -33,10 +37,24 @@ export function computeDay(input: DayInput): DayOutput {
   const cellEvents = events.map((e, i) => ({ ...e, ...cellCoordinates(rows[i] as RollupInputRow), userId: rows[i]?.user_id ?? null }));
   const cellResponses = responses.map((r, i) => ({ ...r, ...cellCoordinates(registered[i] as RegisteredInputRow), userId: registered[i]?.user_id ?? null }));
   const cells = computeStatsCells(cellEvents, cellResponses);
-  const users = userSums(cellEvents, cellResponses);
+  const users = dayUserSums(userSums(cellEvents, cellResponses));
   const issues = issueCounts(rows.map((r) => ({ type: r.type as FeedbackEventType, polarity: r.polarity as Polarity, source: r.source, query: r.query })));
   const json = (list: readonly unknown[]): string | null => (list.length === 0 ? null : JSON.stringify(list));
-  return { metrics, metricsJson: JSON.stringify(metrics), cellsJson: json(cells), usersJson: json(users), issuesJson: json(issues) };
+  return { metrics, metricsJson: JSON.stringify(metrics), cellsJson: json(cells), users, issuesJson: json(issues) };
+}
+
+/**
+ * The user sums as their write takes them: each user's sums compacted ({@link compactSums}: a user's
+ * day is mostly zeros) as JSON, with its digest, by which the
+ * write skips the users whose sums did not change (store/user-sums-write.ts). SHA-256, so that no
+ * feedback can be crafted to make changed sums look unchanged; ~2 µs a user, on the rollup's thread.
+ *
+ * @example
+ * dayUserSums([{ userId: 'u1', sums: sumsOf([up], []) }]) // { ids: ['u1'], sums: ['{"events":1,"positiveRatings":1,…}'], digests: ['…'] }
+ */
+export function dayUserSums(list: ReadonlyArray<{ userId: string; sums: StatsSums }>): DayUserSums {
+  const sums = list.map((u) => JSON.stringify(compactSums(u.sums)));
+  return { ids: list.map((u) => u.userId), sums, digests: sums.map((s) => hash('sha256', s, 'base64')) };
 }
 
 /** A row's coordinates in the stats cells: the response's dimensions, with the bare variant. */

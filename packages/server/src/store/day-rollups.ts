@@ -7,6 +7,7 @@
  */
 import { isoWeekOf, type DailyMetrics } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { writeUserSums, type DayUserSums } from './user-sums-write.js';
 
 /** One counted signal of the day with its event and response, as the rollup reads it. */
 export interface RollupInputRow {
@@ -57,12 +58,12 @@ export interface DayInput {
   registered: RegisteredInputRow[];
 }
 
-/** A day's rollup: the metrics rows, and every table's rows as the JSON its insert takes (null: no rows). */
+/** A day's rollup: the metrics rows, every other table's rows as the JSON its insert takes (null: no rows), and the user sums with their digests. */
 export interface DayOutput {
   metrics: DailyMetrics[];
   metricsJson: string;
   cellsJson: string | null;
-  usersJson: string | null;
+  users: DayUserSums;
   issuesJson: string | null;
 }
 
@@ -229,7 +230,8 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
 
 /**
  * Writes one workspace's day from its input: `feedback_metrics_daily`, the stats cells, the user
- * sums and the issue counts, replacing what was there. Rollups of one day are serialized by a
+ * sums and the issue counts, replacing what was there (the user sums only where they changed:
+ * store/user-sums-write.ts). Rollups of one day are serialized by a
  * transaction lock, so two workers rolling up the same day one after the other cannot collide.
  *
  * @example
@@ -237,9 +239,9 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
  */
 export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string, output: DayOutput, now: Date): Promise<DailyMetrics[]> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup'), hashtext($1 || '/' || $2))", [workspaceId, day]);
-  const { metrics, metricsJson, cellsJson, usersJson, issuesJson } = output;
+  const { metrics, metricsJson, cellsJson, users, issuesJson } = output;
 
-  for (const table of ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_user_stats_daily', 'feedback_issue_counts']) {
+  for (const table of ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_issue_counts']) {
     await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1 AND day = $2::date`, [workspaceId, day]);
   }
   if (metrics.length > 0) {
@@ -268,13 +270,7 @@ export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string
       [cellsJson, workspaceId, day],
     );
   }
-  if (usersJson !== null) {
-    await tx.query(
-      `INSERT INTO feedback_user_stats_daily (workspace_id, day, user_id, sums)
-       SELECT $2, $3::date, "userId", sums FROM json_to_recordset($1::json) AS x("userId" text, sums jsonb)`,
-      [usersJson, workspaceId, day],
-    );
-  }
+  await writeUserSums(tx, workspaceId, day, users);
   if (issuesJson !== null) {
     await tx.query(
       `INSERT INTO feedback_issue_counts (workspace_id, day, query, negatives)

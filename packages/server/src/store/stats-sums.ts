@@ -10,7 +10,7 @@
  *
  * `category` and `userId` cannot be combined with other filters: {@link uncombinableFilter}.
  */
-import { addSums, emptySums, measuresOf, splitIntoWeeks, utcDay, type StatsGroupBy, type StatsSums } from '@feedloop/core';
+import { addSums, emptySums, expandSums, measuresOf, splitIntoWeeks, utcDay, type StatsGroupBy, type StatsSums } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import type { WorkspaceRates } from '../metrics.js';
 
@@ -76,12 +76,13 @@ export async function selectSums(db: SqlExecutor, workspaceId: string, from: str
 }
 
 async function fromUsers(db: SqlExecutor, workspaceId: string, from: string, to: string, userId: string): Promise<SelectedSums> {
-  const rows = await db.query<{ day: string; sums: StatsSums }>(
+  const rows = await db.query<{ day: string; sums: Partial<StatsSums> }>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, sums FROM feedback_user_stats_daily
       WHERE workspace_id = $1 AND user_id = $2 AND day BETWEEN $3::date AND $4::date`,
     [workspaceId, userId, from, to],
   );
-  return { days: rows, groups: [], source: 'users', dimension: null };
+  // Stored compacted (core's compactSums).
+  return { days: rows.map((r) => ({ day: r.day, sums: expandSums(r.sums) })), groups: [], source: 'users', dimension: null };
 }
 
 async function fromRollup(db: SqlExecutor, workspaceId: string, from: string, to: string, filters: StatsFilters, groupBy: StatsGroupBy | null): Promise<SelectedSums> {

@@ -2,6 +2,7 @@
  * Transparency (`GET /v1/users/:userId/data`, GDPR art. 15): everything stored about one end
  * user in a workspace, as a readable JSON document.
  */
+import { expandSums, type StatsSums } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
 import { readConsent, type ConsentView } from './consent.js';
 import { signalFactColumns, withWholeContext, type SignalFactRow, type StoredLearningSignal } from './stored-learning-signal.js';
@@ -83,10 +84,13 @@ export async function readUserData(db: SqlExecutor, workspaceId: string, userId:
        FROM response_scores WHERE workspace_id = $1 AND response_id = ANY($2::text[]) ORDER BY response_id LIMIT $3`,
     [workspaceId, ids, limit],
   );
-  const dailyStats = await db.query(
-    `SELECT to_char(day, 'YYYY-MM-DD') AS day, sums FROM feedback_user_stats_daily WHERE workspace_id = $1 AND user_id = $2 ORDER BY day LIMIT $3`,
-    p,
-  );
+  // Stored compacted (core's compactSums): the document shows every measure.
+  const dailyStats = (
+    await db.query<{ day: string; sums: Partial<StatsSums> }>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, sums FROM feedback_user_stats_daily WHERE workspace_id = $1 AND user_id = $2 ORDER BY day LIMIT $3`,
+      p,
+    )
+  ).map((r) => ({ day: r.day, sums: expandSums(r.sums) }));
   const lists = [responses, events, signals, scores, dailyStats];
   const truncated = lists.some((l) => l.length > USER_DATA_ROW_LIMIT);
   const cut = (l: unknown[]): unknown[] => l.slice(0, USER_DATA_ROW_LIMIT);
