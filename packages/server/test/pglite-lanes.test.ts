@@ -1,11 +1,14 @@
 /**
  * The embedded database's lanes (db/pglite-thread.ts, issue 22): on PGlite's one connection a
  * heavy read's statement (`db.heavyReads()`) waits while a request's statement waits, is not
- * counted as a request in `inFlight`, and is not starved by a steady stream of requests.
+ * counted as a request in `inFlight`, and is not starved by a steady stream of requests. Issue 21:
+ * the processing of events goes before upkeep, and a chain of background transactions run in the
+ * database's thread lets requests in between its transactions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../src/db/pglite-client.js';
 import { heavyReadClient, type SqlClient } from '../src/db/sql-client.js';
+import { BACKGROUND_CHAIN_MODULE } from './background-chain.js';
 
 describe('PGlite lanes', () => {
   let db: SqlClient;
@@ -61,5 +64,29 @@ describe('PGlite lanes', () => {
       await tx.query('INSERT INTO lane_t VALUES (1), (2)');
     });
     expect(await db.query('SELECT sum(n)::int AS s FROM lane_t')).toEqual([{ s: 3 }]);
+  });
+
+  it('processing goes before upkeep that waited longer', async () => {
+    const order: string[] = [];
+    const busy = db.query('SELECT pg_sleep(0.2)').then(() => order.push('busy'));
+    await new Promise((r) => setTimeout(r, 30));
+    const upkeep = db.transaction((tx) => tx.query('SELECT 1'), { background: true }).then(() => order.push('upkeep'));
+    await new Promise((r) => setTimeout(r, 30));
+    const processing = db.transaction((tx) => tx.query('SELECT 1'), { background: true, processing: true }).then(() => order.push('processing'));
+    await Promise.all([busy, upkeep, processing]);
+    expect(order).toEqual(['busy', 'processing', 'upkeep']);
+  });
+
+  it("lets a request in between the transactions of a background chain run in the database's thread", async () => {
+    // Six transactions of 80 ms back to back, chained by promises in the thread: the request's
+    // statement, sent meanwhile, used to sit unread in the thread's port until the last one ended.
+    const chain = db.runInThread?.<number[]>(BACKGROUND_CHAIN_MODULE, 'backgroundChain', [6, 0.08]);
+    if (!chain) throw new Error('the embedded client runs functions in its thread');
+    await new Promise((r) => setTimeout(r, 40));
+    await db.query('SELECT 1');
+    const answered = Date.now();
+    const ends = await chain;
+    expect(ends).toHaveLength(6);
+    expect(answered).toBeLessThan(ends[3] as number);
   });
 });

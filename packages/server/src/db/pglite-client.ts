@@ -145,7 +145,7 @@ export async function openPglite(
         const { tx } = await send({
           op: 'begin',
           ...(options?.begin ? { begin: options.begin } : {}),
-          ...(background ? { background } : heavy ? { heavy } : {}),
+          ...(background ? { background, ...(options?.processing === true ? { processing: true } : {}) } : heavy ? { heavy } : {}),
         });
         if (tx === undefined) throw new Error('the embedded database opened no transaction');
         let result;

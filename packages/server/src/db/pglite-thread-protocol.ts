@@ -22,8 +22,8 @@ export type PgliteRequest =
   /** `prepare`: a hot statement of fixed text, prepared once on the connection (pglite-prepared.ts). */
   | { id: number; op: 'query'; text: string; params: readonly unknown[] | undefined; tx?: number; prepare?: boolean; heavy?: boolean }
   | { id: number; op: 'exec'; script: string; tx?: number; heavy?: boolean }
-  /** Waits for the database, opens a transaction (with `begin` run first) and answers its id; a background one waits for every other. */
-  | { id: number; op: 'begin'; begin?: string; background?: boolean; heavy?: boolean }
+  /** Waits for the database, opens a transaction (with `begin` run first) and answers its id; a background one waits for every other (a `processing` one for requests and heavy reads only). */
+  | { id: number; op: 'begin'; begin?: string; background?: boolean; processing?: boolean; heavy?: boolean }
   | { id: number; op: 'commit' | 'rollback'; tx: number }
   /** Calls `module`'s export `fn(db, ...args)` in the thread, with a client of the thread's own (SqlClient.runInThread). */
   | { id: number; op: 'run'; module: string; fn: string; args: readonly unknown[] }

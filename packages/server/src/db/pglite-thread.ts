@@ -18,11 +18,16 @@
  *   statement started between two of them would delay the whole chain (issue 22: a thumbs' p99
  *   went from 17-76 ms to 121-320 ms under 16 export loops, each of its three or four statements
  *   waiting for an export page);
- * - a background transaction (the pipeline's) when neither waits.
+ * - a background transaction (the pipeline's) when neither waits, the processing of committed
+ *   events before upkeep (rescores, rollups, training batches, ANALYZE), and only once the messages
+ *   already sent to the thread are taken in: the pipeline's jobs run in this thread (rescores,
+ *   processing), and their transactions, chained by promises, would otherwise follow each other
+ *   while requests' statements sat unread in the port (a rescore run's ten 100 ms transactions
+ *   stopped every request for a second: docs/benchmarks.md, "Eleventh session").
  * A waiter of a later lane that has waited long enough goes first ({@link BACKGROUND_MAX_WAIT_MS},
- * {@link HEAVY_MAX_WAIT_MS}), so a request waits at most for one background transaction and no
- * lane starves. A statement once started runs to its end: heavy reads keep theirs short instead
- * (export pages are sized to a time, store/export-stream.ts).
+ * {@link UPKEEP_MAX_WAIT_MS}, {@link HEAVY_MAX_WAIT_MS}), so a request waits at most for one
+ * background transaction and no lane starves. A statement once started runs to its end: heavy
+ * reads keep theirs short instead (export pages are sized to a time, store/export-stream.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -80,12 +85,20 @@ const open = new Map<number, OpenTx>();
 const prepared = new PreparedStatements(db);
 
 /**
- * A background waiter that has waited this long goes before the requests' statements: under a
- * steady stream of requests the pipeline would otherwise wait for a gap that never comes, and its
+ * A processing transaction that has waited this long goes before the requests' statements: under
+ * a steady stream of requests the pipeline would otherwise wait for a gap that never comes, and its
  * backlog (and every figure behind it) would grow without end. A request then waits at most for
  * one background transaction (aimed at pipeline/batch-sizer.ts's EMBEDDED_TRANSACTION_MS).
  */
 const BACKGROUND_MAX_WAIT_MS = 20;
+
+/**
+ * An upkeep transaction (a background one that is not processing events) that has waited this
+ * long goes before the requests' statements and the processing: upkeep waits for both, since every
+ * live figure waits on processing (a rescore run's transactions, taking turns with processing's,
+ * let a backlog build for seconds: docs/benchmarks.md, "Eleventh session"), but not without end.
+ */
+const UPKEEP_MAX_WAIT_MS = 100;
 
 /**
  * A heavy read's statement that has waited this long goes before the requests' statements: heavy
@@ -103,8 +116,17 @@ const HEAVY_MAX_WAIT_MS = 100;
  */
 const ANTICIPATE_MS = 2;
 
-/** Which lane a statement or transaction waits in (see the file's comment). */
-type Lane = 'foreground' | 'heavy' | 'background';
+/**
+ * A request's statement started within this long counts as one wanting the connection (see
+ * `local.inFlight`): under a steady stream of single requests (one every few ms) the instant a
+ * batch is sized rarely has one waiting, and the sizer, seeing the connection free, aimed its
+ * transactions at 100 ms (ten of them back to back in a rescore run) while requests kept coming
+ * (docs/benchmarks.md, "Eleventh session").
+ */
+const REQUEST_STREAM_MS = 50;
+
+/** Which lane a statement or transaction waits in (see the file's comment); `background` is upkeep. */
+type Lane = 'foreground' | 'heavy' | 'processing' | 'background';
 
 interface Waiter {
   since: number;
@@ -113,21 +135,25 @@ interface Waiter {
 
 /** Whether a statement or transaction holds the connection (or it is kept while a heavy statement waits its turn), and who waits for it, by lane. */
 let held = false;
-const waiters = { foreground: [] as Array<() => void>, heavy: [] as Waiter[], background: [] as Waiter[] };
+const waiters = { foreground: [] as Array<() => void>, heavy: [] as Waiter[], processing: [] as Waiter[], background: [] as Waiter[] };
 /** The lane of the current holder. */
 let holder: Lane = 'foreground';
 /** While the connection is kept before a heavy statement: ends the wait early. */
 let anticipating: (() => void) | undefined;
 
+/** When a request's statement or transaction last asked for the connection. */
+let lastRequestAt = -Infinity;
+
 /** Resolves when the connection is this caller's, in its lane's turn (see the file's comment). */
 function acquire(lane: Lane): Promise<void> {
+  if (lane === 'foreground') lastRequestAt = performance.now();
   if (anticipating && lane === 'foreground') {
     anticipating();
     anticipating = undefined;
     holder = lane;
     return Promise.resolve();
   }
-  if (!held && lane !== 'heavy') {
+  if (!held && lane === 'foreground') {
     held = true;
     holder = lane;
     return Promise.resolve();
@@ -163,16 +189,19 @@ function anticipate(ms: number): void {
   }
 }
 
-/** Hands the connection to the next waiter (see the file's comment for the order); `wait`: a heavy one only after {@link anticipate}. */
+/** Hands the connection to the next waiter (see the file's comment for the order); `wait`: a heavy or background one only after {@link anticipate}. */
 function handOn(wait: boolean): void {
-  const next = overdue(waiters.background[0], BACKGROUND_MAX_WAIT_MS)
-    ? waiters.background.shift()?.go
-    : overdue(waiters.heavy[0], HEAVY_MAX_WAIT_MS)
-      ? waiters.heavy.shift()?.go
-      : waiters.foreground.shift();
+  const next = overdue(waiters.processing[0], BACKGROUND_MAX_WAIT_MS)
+    ? waiters.processing.shift()?.go
+    : overdue(waiters.background[0], UPKEEP_MAX_WAIT_MS)
+      ? waiters.background.shift()?.go
+      : overdue(waiters.heavy[0], HEAVY_MAX_WAIT_MS)
+        ? waiters.heavy.shift()?.go
+        : waiters.foreground.shift();
   if (next) return next();
-  if (waiters.heavy.length > 0 && wait) return anticipate(holder === 'foreground' ? ANTICIPATE_MS : 0);
-  const later = waiters.heavy.shift()?.go ?? waiters.background.shift()?.go;
+  if (wait && waiters.heavy.length > 0) return anticipate(holder === 'foreground' ? ANTICIPATE_MS : 0);
+  if (wait && (waiters.processing.length > 0 || waiters.background.length > 0)) return anticipate(0);
+  const later = waiters.heavy.shift()?.go ?? waiters.processing.shift()?.go ?? waiters.background.shift()?.go;
   if (later) later();
   else held = false;
 }
@@ -233,10 +262,11 @@ function localExecutor(tx: Transaction | undefined): SqlExecutor {
 const local: SqlClient = {
   dialect: 'pglite',
   ...localExecutor(undefined),
-  // Requests waiting for the connection: what a batch sizer running here shortens its transactions for.
-  inFlight: () => waiters.foreground.length,
+  // Requests waiting for the connection, or one lately (a stream of them): what a batch sizer
+  // running here shortens its transactions for.
+  inFlight: () => waiters.foreground.length + (performance.now() - lastRequestAt < REQUEST_STREAM_MS ? 1 : 0),
   transaction: (fn, options) =>
-    holding(options?.background === true ? 'background' : 'foreground', () =>
+    holding(laneOf(options ?? {}), () =>
       db.transaction(async (tx) => {
         if (options?.begin) await tx.exec(options.begin);
         return fn(localExecutor(tx));
@@ -246,7 +276,8 @@ const local: SqlClient = {
 };
 
 /** The lane of a request's statement or transaction. */
-const laneOf = (req: { heavy?: boolean; background?: boolean }): Lane => (req.background ? 'background' : req.heavy ? 'heavy' : 'foreground');
+const laneOf = (req: { heavy?: boolean; background?: boolean; processing?: boolean }): Lane =>
+  req.background ? (req.processing ? 'processing' : 'background') : req.heavy ? 'heavy' : 'foreground';
 
 async function handle(req: PgliteRequest): Promise<Omit<Extract<PgliteReply, { ok: true }>, 'id' | 'ok'>> {
   switch (req.op) {

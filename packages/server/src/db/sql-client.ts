@@ -41,6 +41,12 @@ export interface TransactionOptions {
    * statement or transaction waits, and it is not counted in `inFlight`. Ignored on Postgres.
    */
   background?: boolean;
+  /**
+   * With `background`: the pipeline's processing of committed events, which every live figure
+   * waits on. On PGlite it goes before the other background transactions (rescores, rollups,
+   * training batches, ANALYZE: upkeep, which may wait). Ignored on Postgres.
+   */
+  processing?: boolean;
 }
 
 /** Which store a client talks to: PGlite in this process, or a Postgres server. */

@@ -132,7 +132,7 @@ export async function processEvents(db: SqlClient, keys: readonly EventKey[], op
     await markDaysDirty(tx, [...out.dirtyDays, ...undo.dirtyDays]);
     report.heldMs = performance.now() - started;
     return report;
-  }, { background: true });
+  }, { background: true, processing: true });
 }
 
 /**

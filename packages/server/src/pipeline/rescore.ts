@@ -25,7 +25,7 @@ import {
 import type { SqlClient } from '../db/sql-client.js';
 import { setSignalWeights } from '../store/feedback-signals.js';
 import { clearScoreMarks, readScoreInputs, readScoreMarks, writeScores, type ScoreInputRow } from '../store/response-scores.js';
-import { batchSizerFor } from './batch-sizer.js';
+import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
 import { updateExperimentTotals } from '../store/experiment-upkeep.js';
 import { addRuleMatches } from './review-rules.js';
 
@@ -60,12 +60,15 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
 export async function rescoreDirtyResponsesTimed(db: SqlClient, now: Date = new Date()): Promise<{ rescored: number; heldMs: number }> {
   let total = 0;
   let totalHeldMs = 0;
-  const sizer = batchSizerFor(db, RESCORE_BATCH);
+  const sizer = sizerOf(db);
   while (total < RESCORE_PER_RUN) {
-    const size = sizer.size;
+    let size = 0;
     let heldMs = 0;
     const n = await db.transaction(async (tx) => {
       const started = performance.now();
+      // Sized once the connection is this run's: embedded, the requests that came meanwhile have
+      // been let in first (pglite-thread.ts), so the sizer sees whether they keep coming.
+      size = sizer.size;
       const marks = await readScoreMarks(tx, size);
       if (marks.length === 0) return 0;
       const { rows, settings: stored } = await readScoreInputs(tx, marks);
@@ -127,6 +130,19 @@ export async function rescoreDirtyResponsesTimed(db: SqlClient, now: Date = new 
     if (n < size) break;
   }
   return { rescored: total, heldMs: totalHeldMs };
+}
+
+/**
+ * One sizer per database client, kept from run to run: a sizer made for each run started at 10
+ * responses and doubled up to {@link RESCORE_BATCH} without ever learning what a response costs,
+ * so a run's last transactions held the embedded connection ~100 ms each whatever the load.
+ */
+const sizers = new WeakMap<SqlClient, BatchSizer>();
+
+function sizerOf(db: SqlClient): BatchSizer {
+  let sizer = sizers.get(db);
+  if (!sizer) sizers.set(db, (sizer = batchSizerFor(db, RESCORE_BATCH)));
+  return sizer;
 }
 
 /** The signals of a response's users (no reviewer's, no judge's). */

@@ -21,7 +21,7 @@
  * live counters meanwhile.
  */
 import type { DailyMetrics } from '@feedloop/core';
-import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
+import { heavyReadClient, type SqlClient, type SqlExecutor } from '../db/sql-client.js';
 import { clearDirtyDay, deferDirtyDay, nextDirtyDay, readDay, writeDay, type DayInput, type DayOutput } from '../store/day-rollups.js';
 import { computeDay } from './rollup-compute.js';
 
@@ -54,8 +54,9 @@ export async function rollupDirtyDays(
     const mark = await nextDirtyDay(db, [...done, ...skipped], options.workspaceId);
     if (!mark) break;
     const started = performance.now();
-    // Paged only embedded, where one statement at a time holds the one connection (see above).
-    const input = await readDay(db, mark.workspaceId, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity);
+    // Paged only embedded, where one statement at a time holds the one connection (see above);
+    // its pages are heavy reads there, after the requests waiting (db/pglite-thread.ts).
+    const input = await readDay(heavyReadClient(db), mark.workspaceId, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity);
     const output = await compute(input);
     const written = await db
       .transaction(async (tx) => {
