@@ -111,6 +111,7 @@ async function offer(url: string, key: string, runId: string, responses: readonl
     while (s < seen.length && ((seen[s] as { total: number }).total <= i || (seen[s] as { at: number }).at < at)) s++;
     lags.push(s < seen.length ? (seen[s] as { at: number }).at - at : Infinity);
   });
+  if (process.env.BENCH_KEEPUP_TRACE === '1') traceBySecond(started, commits, lags, backlog);
   lags.sort((a, b) => a - b);
   return {
     offered: rate,
@@ -121,6 +122,25 @@ async function offer(url: string, key: string, runId: string, responses: readonl
     lastBacklog: backlog.at(-1) ?? 0,
     rejected,
   };
+}
+
+/**
+ * `BENCH_KEEPUP_TRACE=1`: each second of the offer, its commits, their largest lag and the
+ * backlog sampled then, to see when a tail happens (a profile of the minute, not a figure).
+ */
+function traceBySecond(started: number, commits: readonly number[], lags: readonly number[], backlog: readonly number[]): void {
+  const seconds = new Map<number, { commits: number; maxLag: number }>();
+  commits.forEach((at, i) => {
+    const second = Math.floor((at - started) / 1000);
+    const s = seconds.get(second) ?? { commits: 0, maxLag: 0 };
+    s.commits++;
+    s.maxLag = Math.max(s.maxLag, lags[i] ?? 0);
+    seconds.set(second, s);
+  });
+  const line = [...seconds].sort(([a], [b]) => a - b).map(([second, s]) => `${second}:${s.commits}/${Math.round(s.maxLag)}ms/${backlog[second] ?? '-'}`);
+  // The offer's start as wall-clock time, to line the seconds up with the server's own logs.
+  const at = Date.now() - (performance.now() - started);
+  console.log(`per second from ${at} ms (${new Date(at).toISOString()}) (commits/largest lag/backlog): ${line.join(' ')}`);
 }
 
 /** Runs the benchmark; prints its lines and returns its results. */
