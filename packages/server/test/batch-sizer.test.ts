@@ -73,4 +73,14 @@ describe('BatchSizer', () => {
     inFlight = 0;
     expect(lite.size).toBe(EMBEDDED_IDLE_TRANSACTION_MS / 0.1);
   });
+
+  it('takes a quarter of a backlog at a time, up to max, and a small job as before', () => {
+    const sizer = new BatchSizer({ initial: 10, max: 200, targetMs: 10 });
+    sizer.record(10, 3); // 2 ms fixed + 0.1 ms an item: 80 items aimed at 10 ms
+    sizer.record(40, 6);
+    expect(sizer.size).toBe(80);
+    expect(sizer.sizeFor(13)).toBe(80);
+    expect(sizer.sizeFor(500)).toBe(125);
+    expect(sizer.sizeFor(5_000)).toBe(200);
+  });
 });

@@ -24,6 +24,8 @@ export interface BatchSizerOptions {
   contended?: () => boolean;
 }
 
+/** A job's items take at most about this many transactions ({@link BatchSizer.sizeFor}). */
+const CATCH_UP_TRANSACTIONS = 4;
 /** Items kept at least per transaction, so progress never stops however slow an item is. */
 const MIN_ITEMS = 1;
 /** How much the oldest measurements still count after each new one (exponential forgetting). */
@@ -77,6 +79,21 @@ export class BatchSizer {
     const wanted = idleTargetMs !== undefined && contended && !contended() ? idleTargetMs : targetMs;
     const aim = Math.max(wanted, AMORTIZE * model.fixedMs);
     return Math.max(MIN_ITEMS, Math.min(max, Math.floor((aim - model.fixedMs) / model.perItemMs)));
+  }
+
+  /**
+   * Items for the next transaction of a job with `remaining` items left: {@link size}, but at
+   * least a {@link CATCH_UP_TRANSACTIONS}th of what is left (up to `max`). A job with a backlog
+   * (events that gathered while processing waited) then ends in a few transactions, not in dozens
+   * of 10 ms ones each waiting its turn behind a rollup's page or a rescore: that way the backlog
+   * of a busy minute's upkeep took seconds to clear, and the live counters fell behind
+   * (docs/benchmarks.md, "Eleventh session"). A job of a few events is sized as before.
+   *
+   * @example
+   * sizer.sizeFor(500) // 125 when size is 13 and max 200
+   */
+  sizeFor(remaining: number): number {
+    return Math.max(this.size, Math.min(this.options.max, Math.ceil(remaining / CATCH_UP_TRANSACTIONS)));
   }
 
   /** The cost model learnt so far, if the sizes seen could tell its parts apart (tests, diagnostics). */

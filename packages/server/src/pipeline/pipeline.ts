@@ -5,7 +5,7 @@
  */
 import { analyzeGrownTables } from '../db/analyze-grown-tables.js';
 import { vacuumChurningTables } from '../db/database-upkeep.js';
-import type { JobQueue, QueueCounts } from '../queue/job-queue.js';
+import { waitForIdle, type JobQueue, type QueueCounts } from '../queue/job-queue.js';
 import { evaluateAlertTick, type AlertTickReport } from './alert-evaluation.js';
 import { applyEffects } from './effects.js';
 import { SqlLiveCounters, type LiveCounterReader } from '../store/live-counters.js';
@@ -267,7 +267,7 @@ export class Pipeline {
     const started = performance.now();
     const total = emptyReport();
     for (let at = 0; at < keys.length; ) {
-      const chunk = keys.slice(at, at + this.#processSizer.size);
+      const chunk = keys.slice(at, at + this.#processSizer.sizeFor(keys.length - at));
       at += chunk.length;
       const report = await processIsolating(this.deps.db, chunk, { counters: this.#counters, stream: this.deps.sink !== undefined, applyEffects: (id) => this.applyEffectsOf(id) });
       // The time the transaction held the database, not the time it waited for it.
@@ -307,12 +307,17 @@ export class Pipeline {
     return { requeued: stale.length, effects: effects.applied, deliveries: deliveries.delivered + deliveries.retried + deliveries.failed };
   }
 
-  /** Resolves when the queue has nothing waiting, delayed or active (tests, benchmarks). */
+  /** Resolves when both queues have nothing waiting, delayed or active, and no event waits to be sent (tests, benchmarks). */
   async idle(timeoutMs?: number): Promise<void> {
-    await this.sendUnsent();
-    // A process job adds rescore and deliver jobs: the lane first, then the queue they went to.
-    if (this.#processQueue !== this.deps.queue) await this.#processQueue.idle(timeoutMs);
-    return this.deps.queue.idle(timeoutMs);
+    const lane = this.#processQueue === this.deps.queue ? undefined : this.#processQueue;
+    // A process job adds rescore and deliver jobs, and a judge's job adds events to process.
+    return waitForIdle(async () => {
+      await this.sendUnsent();
+      await lane?.idle(timeoutMs);
+      await this.deps.queue.idle(timeoutMs);
+      const counts = await lane?.counts();
+      return this.#unsent.length === 0 && (counts === undefined || counts.waiting + counts.active + counts.delayed === 0);
+    }, timeoutMs);
   }
 
   /**
