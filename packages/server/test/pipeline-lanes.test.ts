@@ -1,13 +1,16 @@
 /**
- * The production profile's processing lane (pipeline-jobs.ts, `PROCESS_QUEUE`): `process` jobs
- * have worker slots of their own, so an upkeep job that holds its slot for long (a busy day's
- * rollup, the rescore loop) never delays processing. With one slot a queue, a rollup held on its
- * lock must not keep committed events out of the live counters; on one shared queue it did.
+ * The processing lane (pipeline-jobs.ts, `PROCESS_QUEUE`): `process` jobs have worker slots of
+ * their own, so an upkeep job that holds its slot for long (a busy day's rollup, the rescore loop,
+ * a webhook delivery waiting for its endpoint) never delays processing. Production: with one slot
+ * a queue, a rollup held on its lock must not keep committed events out of the live counters; on
+ * one shared queue it did. Embedded (issue 21), the same with a delivery that hangs.
  */
 import pg from 'pg';
 import { utcDay } from '@feedloop/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhook } from '../src/store/webhooks.js';
 import { BACKENDS, POSTGRES_URL, REDIS_URL, redisUp, startTestApp, type TestApp } from './harness.js';
+import { SECRET, startReceiver } from './webhook-helpers.js';
 
 const postgres = BACKENDS.find((b) => b.name === 'postgres');
 
@@ -83,3 +86,35 @@ describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: the p
     });
   });
 });
+
+describe('embedded pipeline: the processing lane', () => {
+  let t: TestApp;
+  const pglite = BACKENDS.find((b) => b.name === 'pglite');
+
+  beforeAll(async () => {
+    if (!pglite) throw new Error('the embedded backend is always there');
+    t = await startTestApp(await pglite.open(), { FEEDLOOP_WORKER_CONCURRENCY: '1', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' }, { worker: true });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("processes committed events while the only upkeep slot is held by a webhook delivery waiting for its endpoint", async () => {
+    // The endpoint never answers: the delivery of the first event's message holds the one slot (10 s timeout).
+    const receiver = await startReceiver(() => 'hang');
+    await createWebhook(t.db, t.workspaceId, { url: receiver.url, events: ['feedback.submitted'], secret: SECRET });
+    const reg = await t.app.inject({ method: 'POST', url: '/v1/responses', headers: t.auth, payload: { id: 'lane-r', query: 'q', answer: 'a' } });
+    expect(reg.statusCode).toBeLessThan(300);
+    const liveTotal = async (): Promise<number> => (await t.app.inject({ method: 'GET', url: '/v1/stats/live', headers: t.auth })).json().total ?? 0;
+    const send = async (id: string) => expect((await t.app.inject({ method: 'POST', url: '/v1/feedback', headers: t.auth, payload: { id, responseId: 'lane-r', userId: `u-${id}`, type: 'thumbs_up' } })).statusCode).toBe(202);
+
+    await send('lane-e0');
+    await until('the delivery hanging on its endpoint', async () => (receiver.requests.length > 0 ? true : undefined));
+    for (let i = 1; i <= 20; i++) await send(`lane-e${i}`);
+    // On one shared queue the process jobs waited the delivery's 10 s behind it.
+    await until('the events processed past the hanging delivery', async () => ((await liveTotal()) >= 21 ? true : undefined), 5_000);
+    expect(await liveTotal()).toBe(21);
+    expect(receiver.requests).toHaveLength(1); // the delivery still holds the slot
+  });
+});
+
