@@ -66,11 +66,11 @@ export function createServices(config: Config, db: SqlClient, parts: ServicePart
   const pipeline = new Pipeline({
     db,
     config,
-    queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency }, redis),
-    // Processing in a lane of its own, with slots of its own (pipeline-jobs.ts), in memory too:
-    // embedded, a process job waited for a slot behind a minute's upkeep jobs (rollup, training
-    // batch, rescore, sweep) for seconds (docs/benchmarks.md, "Eleventh session").
-    ...(parts.queue ? {} : { processQueue: createJobQueue<ProcessJobs>(config, PROCESS_QUEUE, { concurrency: config.processConcurrency }, redis) }),
+    // Embedded, `process` jobs start first and keep a slot (memory-queue.ts: a lane of their own
+    // drained a backlog at 0.6 the speed, upkeep running beside it on the 2-core machine).
+    queue: parts.queue ?? createJobQueue<PipelineJobs>(config, PIPELINE_QUEUE, { concurrency: config.workerConcurrency, urgentJobs: ['process'] }, redis),
+    // Production: processing in a lane of its own, with slots of its own (pipeline-jobs.ts).
+    ...(redis && !parts.queue ? { processQueue: createJobQueue<ProcessJobs>(config, PROCESS_QUEUE, { concurrency: config.processConcurrency }, redis) } : {}),
     ...(redis ? { redisCounters: new RedisLiveCounters(redis.commands, config.redisPrefix) } : {}),
     ...(parts.sink ? { sink: parts.sink } : {}),
     deliverWebhooks: (selection) => deliverDueWebhooks(db, { ...selection, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl }),

@@ -3,7 +3,8 @@
  * their own, so an upkeep job that holds its slot for long (a busy day's rollup, the rescore loop,
  * a webhook delivery waiting for its endpoint) never delays processing. Production: with one slot
  * a queue, a rollup held on its lock must not keep committed events out of the live counters; on
- * one shared queue it did. Embedded (issue 21), the same with a delivery that hangs.
+ * one shared queue it did. Embedded (issue 21), one in-memory queue keeps a slot for `process` jobs
+ * (memory-queue.ts, `urgentJobs`): webhook deliveries that hang must not hold them back.
  */
 import pg from 'pg';
 import { utcDay } from '@feedloop/core';
@@ -87,20 +88,20 @@ describe.skipIf(!postgres?.available || !redisUp)('pipeline in production: the p
   });
 });
 
-describe('embedded pipeline: the processing lane', () => {
+describe('embedded pipeline: a slot kept for processing', () => {
   let t: TestApp;
   const pglite = BACKENDS.find((b) => b.name === 'pglite');
 
   beforeAll(async () => {
     if (!pglite) throw new Error('the embedded backend is always there');
-    t = await startTestApp(await pglite.open(), { FEEDLOOP_WORKER_CONCURRENCY: '1', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' }, { worker: true });
+    t = await startTestApp(await pglite.open(), { FEEDLOOP_WORKER_CONCURRENCY: '2', FEEDLOOP_WEBHOOK_ALLOW_PRIVATE: 'true' }, { worker: true });
   });
   afterAll(async () => {
     await t?.close();
   });
 
-  it("processes committed events while the only upkeep slot is held by a webhook delivery waiting for its endpoint", async () => {
-    // The endpoint never answers: the delivery of the first event's message holds the one slot (10 s timeout).
+  it('keeps a slot for processing while webhook deliveries wait for their endpoint', async () => {
+    // The endpoint never answers: a delivery holds its slot for its 10 s timeout.
     const receiver = await startReceiver(() => 'hang');
     await createWebhook(t.db, t.workspaceId, { url: receiver.url, events: ['feedback.submitted'], secret: SECRET });
     const reg = await t.app.inject({ method: 'POST', url: '/v1/responses', headers: t.auth, payload: { id: 'lane-r', query: 'q', answer: 'a' } });
@@ -109,12 +110,16 @@ describe('embedded pipeline: the processing lane', () => {
     const send = async (id: string) => expect((await t.app.inject({ method: 'POST', url: '/v1/feedback', headers: t.auth, payload: { id, responseId: 'lane-r', userId: `u-${id}`, type: 'thumbs_up' } })).statusCode).toBe(202);
 
     await send('lane-e0');
-    await until('the delivery hanging on its endpoint', async () => (receiver.requests.length > 0 ? true : undefined));
-    for (let i = 1; i <= 20; i++) await send(`lane-e${i}`);
-    // On one shared queue the process jobs waited the delivery's 10 s behind it.
-    await until('the events processed past the hanging delivery', async () => ((await liveTotal()) >= 21 ? true : undefined), 5_000);
-    expect(await liveTotal()).toBe(21);
-    expect(receiver.requests).toHaveLength(1); // the delivery still holds the slot
+    await until('the first delivery hanging on its endpoint', async () => (receiver.requests.length > 0 ? true : undefined));
+    await send('lane-e1');
+    await until('the second event counted', async () => ((await liveTotal()) >= 2 ? true : undefined));
+    // Its delivery would take the second slot if nothing kept it: give it the time to.
+    await new Promise((r) => setTimeout(r, 500));
+    for (let i = 2; i <= 21; i++) await send(`lane-e${i}`);
+    // With both slots held by deliveries, the process jobs waited their 10 s behind them.
+    await until('the events processed past the hanging deliveries', async () => ((await liveTotal()) >= 22 ? true : undefined), 5_000);
+    expect(await liveTotal()).toBe(22);
+    expect(receiver.requests).toHaveLength(1); // the second delivery waits: upkeep takes one slot of two
   });
 });
 

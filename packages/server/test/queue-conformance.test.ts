@@ -347,3 +347,32 @@ for (const impl of IMPLEMENTATIONS) {
     });
   });
 }
+
+describe('the memory queue keeps a slot for urgent jobs', () => {
+  it('starts an urgent job first and never lets other jobs take the last slot', async () => {
+    type Jobs = { upkeep: { n: number }; process: { n: number } };
+    const q = track(new MemoryQueue<Jobs>({ ...FAST, concurrency: 3, urgentJobs: ['process'] }));
+    const running: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    q.work({
+      upkeep: async ({ n }) => {
+        running.push(`upkeep-${n}`);
+        await held;
+      },
+      process: async ({ n }) => {
+        running.push(`process-${n}`);
+      },
+    });
+    for (let n = 1; n <= 4; n++) await q.add('upkeep', { n });
+    await until(() => running.length === 2, 'two upkeep jobs to start');
+    await sleep(50);
+    // Two of three slots: the third is kept.
+    expect(running).toEqual(['upkeep-1', 'upkeep-2']);
+    await q.add('process', { n: 1 });
+    await until(() => running.includes('process-1'), 'the process job to start in the kept slot');
+    release();
+    await q.idle(2_000);
+    expect(running).toEqual(['upkeep-1', 'upkeep-2', 'process-1', 'upkeep-3', 'upkeep-4']);
+  });
+});

@@ -4,8 +4,8 @@
  */
 import type { RedisConnections } from '../redis-connections.js';
 import { BullmqQueue } from './bullmq-queue.js';
-import type { JobQueue, QueueOptions } from './job-queue.js';
-import { MemoryQueue } from './memory-queue.js';
+import type { JobQueue } from './job-queue.js';
+import { MemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 
 /** The part of the server config the choice depends on (`Config` fits). */
 export interface JobQueueConfig {
@@ -18,6 +18,7 @@ export interface JobQueueConfig {
 /**
  * A BullMQ queue named `name` when `config.redisUrl` is set, else a memory queue. A server passes
  * its process's connections (`redis`), which the queue borrows; without them it makes its own.
+ * `urgentJobs` applies to the memory queue only.
  *
  * @example
  * const effects = createJobQueue<EffectJobs>(config, 'effects', { concurrency: 8 });
@@ -26,12 +27,13 @@ export interface JobQueueConfig {
 export function createJobQueue<M extends Record<string, unknown>>(
   config: JobQueueConfig,
   name: string,
-  options?: Partial<QueueOptions>,
+  options: MemoryQueueOptions = {},
   redis?: RedisConnections,
 ): JobQueue<M> {
   if (config.redisUrl === undefined || config.redisUrl === '') return new MemoryQueue<M>(options);
+  const { urgentJobs: _memoryOnly, ...shared } = options;
   return new BullmqQueue<M>(name, redis ?? config.redisUrl, {
-    ...options,
+    ...shared,
     ...(config.redisPrefix === undefined ? {} : { prefix: config.redisPrefix }),
   });
 }

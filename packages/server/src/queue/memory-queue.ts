@@ -55,6 +55,18 @@ function toJsonData(data: unknown): unknown {
   return data === undefined ? undefined : JSON.parse(JSON.stringify(data));
 }
 
+/** The in-process queue's options: the shared ones, and one of its own. */
+export interface MemoryQueueOptions extends Partial<QueueOptions> {
+  /**
+   * Names of jobs that start first when a slot frees, with a slot kept for them: other jobs take
+   * at most `concurrency - 1` slots (with a concurrency of 1, urgent jobs only go first). The embedded pipeline has one queue for all its jobs, and its
+   * `process` jobs (every live figure waits on them) waited for a slot behind a minute's upkeep
+   * (rollup, training batch, rescore, sweep) for 2-3 s (docs/benchmarks.md, "Eleventh session").
+   * Production's processing has a queue of its own (pipeline-jobs.ts).
+   */
+  urgentJobs?: readonly string[];
+}
+
 /**
  * An in-process {@link JobQueue}.
  *
@@ -72,6 +84,10 @@ export class MemoryQueue<M extends Record<string, unknown>> implements JobQueue<
   readonly #jobs = new Map<string, MemoryJob>();
   /** Waiting jobs in arrival order; a Set gives O(1) take-first and removal. */
   readonly #waiting = new Set<MemoryJob>();
+  /** {@link MemoryQueueOptions.urgentJobs}. */
+  readonly #urgent: ReadonlySet<string>;
+  /** Running jobs that are not urgent. */
+  #runningOthers = 0;
   /** Failed jobs, oldest first (Map keeps insertion order). */
   readonly #failed = new Map<string, FailedJob>();
   readonly #schedules = new Map<string, Schedule>();
@@ -81,8 +97,10 @@ export class MemoryQueue<M extends Record<string, unknown>> implements JobQueue<
   #nextId = 0;
   #closing: Promise<void> | undefined;
 
-  constructor(options?: Partial<QueueOptions>) {
-    this.#options = resolveQueueOptions(options);
+  constructor(options: MemoryQueueOptions = {}) {
+    const { urgentJobs = [], ...shared } = options;
+    this.#options = resolveQueueOptions(shared);
+    this.#urgent = new Set(urgentJobs);
   }
 
   async add<N extends keyof M & string>(name: N, data: M[N], options?: JobOptions): Promise<void> {
@@ -253,16 +271,31 @@ export class MemoryQueue<M extends Record<string, unknown>> implements JobQueue<
     const handlers = this.#handlers;
     if (!handlers || this.#closing) return;
     while (this.#running.size < this.#options.concurrency) {
-      const next = this.#waiting.values().next();
-      if (next.done) return;
-      this.#waiting.delete(next.value);
-      const run = this.#run(handlers, next.value);
+      const next = this.#nextWaiting();
+      if (!next) return;
+      this.#waiting.delete(next);
+      const urgent = this.#urgent.has(next.name);
+      if (!urgent) this.#runningOthers++;
+      const run = this.#run(handlers, next);
       this.#running.add(run);
       void run.finally(() => {
         this.#running.delete(run);
+        if (!urgent) this.#runningOthers--;
         this.#pump();
       });
     }
+  }
+
+  /** The first urgent job waiting, else the first other one unless it would take the kept slot. */
+  #nextWaiting(): MemoryJob | undefined {
+    if (this.#urgent.size === 0) return this.#waiting.values().next().value;
+    let other: MemoryJob | undefined;
+    for (const job of this.#waiting) {
+      if (this.#urgent.has(job.name)) return job;
+      other ??= job;
+    }
+    // With one slot there is none to keep: urgent jobs only go first.
+    return this.#options.concurrency === 1 || this.#runningOthers < this.#options.concurrency - 1 ? other : undefined;
   }
 
   async #run(handlers: Record<string, JobHandler<unknown> | undefined>, job: MemoryJob): Promise<void> {
