@@ -6,8 +6,8 @@
  * processing job for as long (commit -> live counter p50 27 ms -> 0.8-2 s).
  */
 import {
-  computeDailyMetrics,
   compactSums,
+  computeDailyMetrics,
   computeStatsCells,
   issueCounts,
   userSums,
@@ -44,10 +44,10 @@ export function computeDay(input: DayInput): DayOutput {
 }
 
 /**
- * The user sums as their write takes them: each user's sums compacted ({@link compactSums}: a user's
- * day is mostly zeros) as JSON, with its digest, by which the
- * write skips the users whose sums did not change (store/user-sums-write.ts). SHA-256, so that no
- * feedback can be crafted to make changed sums look unchanged; ~2 µs a user, on the rollup's thread.
+ * The user sums as their write takes them: each user's sums compacted ({@link compactSums}: a
+ * user's day is mostly zeros) as JSON, with its digest, by which the write skips the users whose
+ * sums did not change (store/user-sums-write.ts). SHA-256, so that no feedback can be crafted to
+ * make changed sums look unchanged; ~2 µs a user, on the rollup's thread.
  *
  * @example
  * dayUserSums([{ userId: 'u1', sums: sumsOf([up], []) }]) // { ids: ['u1'], sums: ['{"events":1,"positiveRatings":1,…}'], digests: ['…'] }
