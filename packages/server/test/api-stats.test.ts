@@ -119,6 +119,23 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('pages a day whose signals share one timestamp (a batch sent with one time) by their ids, none read twice or left out', async () => {
+      const saved = await t.db.query<{ event_id: string; at: string }>('SELECT event_id, occurred_at::text AS at FROM feedback_signals WHERE workspace_id = $1', [t.workspaceId]);
+      await t.db.query('UPDATE feedback_signals SET occurred_at = (SELECT min(occurred_at) FROM feedback_signals WHERE workspace_id = $1) WHERE workspace_id = $1', [t.workspaceId]);
+      try {
+        const whole = await readDay(t.db, t.workspaceId, today());
+        expect(whole.rows).toHaveLength(6);
+        expect(new Set(whole.rows.map((r) => r.s_occurred_key)).size).toBe(1);
+        for (const pageSize of [1, 2, 5]) expect(await readDay(t.db, t.workspaceId, today(), pageSize)).toEqual(whole);
+      } finally {
+        await t.db.query(
+          `UPDATE feedback_signals s SET occurred_at = x.at FROM json_to_recordset($2::json) AS x(event_id text, at timestamptz)
+            WHERE s.workspace_id = $1 AND s.event_id = x.event_id`,
+          [t.workspaceId, JSON.stringify(saved)],
+        );
+      }
+    });
+
     it("computes a day's rollup in the rollup thread exactly as inline", async () => {
       const input = await readDay(t.db, t.workspaceId, today());
       const pool = new RollupPool();
