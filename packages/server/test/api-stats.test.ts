@@ -292,6 +292,38 @@ for (const backend of BACKENDS) {
       expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
     });
 
+    it('stops a rollup between its reads once its signal is aborted (a shutdown): nothing written, the day still dirty', async () => {
+      await t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, $2::date) ON CONFLICT DO NOTHING`, [t.workspaceId, today()]);
+      const computedAt = async () =>
+        (await t.db.query<{ at: string }>(`SELECT computed_at::text AS at FROM feedback_metrics_daily WHERE workspace_id = $1 AND day = $2::date AND dimension = 'all'`, [
+          t.workspaceId,
+          today(),
+        ]))[0]?.at;
+      const before = await computedAt();
+      const shutdown = new AbortController();
+      let reads = 0;
+      const stopping: SqlClient = {
+        ...t.db,
+        query: async (text, params, options) => {
+          // The day's first read (its signals) is under way when the process starts shutting down.
+          if (text.includes('FROM feedback_signals s') || text.includes('FROM responses r')) {
+            reads++;
+            shutdown.abort();
+          }
+          return t.db.query(text, params, options);
+        },
+        transaction: (fn, options) => t.db.transaction(fn, options),
+        heavyReads: () => stopping,
+      };
+      expect(await rollupDirtyDays(stopping, { signal: shutdown.signal })).toEqual([]);
+      expect(reads).toBe(1);
+      expect(await computedAt()).toBe(before);
+      expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1 AND day = $2::date', [t.workspaceId, today()])).toHaveLength(1);
+      // The next rollup (the next start) reads the day whole.
+      expect(await rollupDirtyDays(t.db)).toEqual([{ workspaceId: t.workspaceId, day: today() }]);
+      expect(await computedAt()).not.toBe(before);
+    });
+
     it('undoes a rollup overtaken by a later one of the same day: the stale read never has the last word', async () => {
       const totalOf = async () =>
         (await t.db.query<{ total_events: number }>(

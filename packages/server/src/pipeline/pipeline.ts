@@ -71,6 +71,8 @@ export class Pipeline {
   readonly #rescorePacer = new RescorePacer();
   /** The statistics run going, if any (see {@link analyze}). */
   #analysis: Promise<unknown> | undefined;
+  /** Aborted by {@link close}: long upkeep (a rollup reading a busy day) stops instead of holding the shutdown. */
+  readonly #closing = new AbortController();
 
   constructor(private readonly deps: PipelineDeps) {
     const { config, db } = deps;
@@ -138,7 +140,8 @@ export class Pipeline {
         await this.sweep();
       },
       rollup: async (data) => {
-        await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input), ...(data.workspaceId === undefined ? {} : { workspaceId: data.workspaceId }) });
+        const only = data.workspaceId === undefined ? {} : { workspaceId: data.workspaceId };
+        await rollupDirtyDays(this.deps.db, { compute: (input) => this.#rollups.compute(input), signal: this.#closing.signal, ...only });
       },
       // One at a time in a process (single-flight.ts), paced (rescore-pacing.ts). Embedded, next to the database, as processing is.
       rescore: () => this.#rescore.run(() => this.rescore()),
@@ -355,6 +358,7 @@ export class Pipeline {
 
   /** Stops consuming (in-flight jobs finish first) and closes what the pipeline opened. */
   async close(): Promise<void> {
+    this.#closing.abort();
     clearInterval(this.#keeper);
     await this.sendUnsent();
     // The lane first: its running jobs finish, and add their rescore and deliver jobs to the open queue.

@@ -37,6 +37,9 @@ class SupersededRollup extends Error {}
 /**
  * Rolls up dirty days until none is left or `maxDays` are done; with `workspaceId`, only that
  * workspace's (an erasure's job: it recomputes what it changed and touches no other workspace).
+ * An aborted `signal` (the process shutting down) stops it before the next day or page, and it
+ * returns the days done: the day it was reading keeps its dirty mark, and the next rollup reads it
+ * whole again (a busy day's first rollup reads for seconds, and held a shutdown past its deadline).
  *
  * @returns the days rolled up.
  * @example
@@ -44,19 +47,25 @@ class SupersededRollup extends Error {}
  */
 export async function rollupDirtyDays(
   db: SqlClient,
-  options: { maxDays?: number; now?: Date; compute?: (input: DayInput) => Promise<DayOutput>; workspaceId?: string } = {},
+  options: { maxDays?: number; now?: Date; compute?: (input: DayInput) => Promise<DayOutput>; workspaceId?: string; signal?: AbortSignal } = {},
 ): Promise<Array<{ workspaceId: string; day: string }>> {
   const compute = options.compute ?? (async (input: DayInput) => computeDay(input));
   const done: Array<{ workspaceId: string; day: string }> = [];
   const skipped: Array<{ workspaceId: string; day: string }> = [];
   const maxDays = options.maxDays ?? DAYS_PER_RUN;
-  while (done.length + skipped.length < maxDays) {
+  while (done.length + skipped.length < maxDays && !options.signal?.aborted) {
     const mark = await nextDirtyDay(db, [...done, ...skipped], options.workspaceId);
     if (!mark) break;
     const started = performance.now();
     // Paged only embedded, where one statement at a time holds the one connection (see above);
     // its pages are heavy reads there, after the requests waiting (db/pglite-thread.ts).
-    const input = await readDay(heavyReadClient(db), mark.workspaceId, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity);
+    const input = await readDay(heavyReadClient(db), mark.workspaceId, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity, options.signal).catch(
+      (err: unknown) => {
+        if (options.signal?.aborted) return undefined;
+        throw err;
+      },
+    );
+    if (!input) break;
     const output = await compute(input);
     const written = await db
       .transaction(async (tx) => {

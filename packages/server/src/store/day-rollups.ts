@@ -174,12 +174,12 @@ type PagedRollupRow = Omit<RollupInputRow, 'occurred_at' | 'r_created_at'> & { o
  * id), each with whether a counted correction or escalation (of any day) is about it. The day's
  * bounds are UTC midnights written out (`AT TIME ZONE 'UTC'`): a bare `date` compared with a
  * `timestamptz` is cast in the session's zone, and the connections' UTC setting should not be all
- * that holds.
+ * that holds. An aborted `signal` stops the read before its next page, with the signal's reason.
  *
  * @example
  * const input = await readDay(db, 'ws_1', '2026-11-22');
  */
-export async function readDay(db: SqlExecutor, workspaceId: string, day: string, pageSize = Infinity): Promise<DayInput> {
+export async function readDay(db: SqlExecutor, workspaceId: string, day: string, pageSize = Infinity, signal?: AbortSignal): Promise<DayInput> {
   // LIMIT NULL is no limit: one statement, which Postgres plans with hash joins (paging forces
   // index probes row by row: 13 pages of 450 ms for a day of 60,000 events).
   const limit = Number.isFinite(pageSize) ? pageSize : null;
@@ -202,6 +202,7 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
       // One JSON document a page, not a row each: decoding 1,000 rows of 22 columns (a payload, an
       // array, timestamps) in the database's thread and copying them to this one cost more than the
       // page's probes. The page's length and last key are the signals', whether counted or not.
+      signal?.throwIfAborted();
       const [doc] = await db.query<{ n: number; last_key: string | null; last_id: string | null; page: string | null }>(
         `${DAY_SIGNALS}, last AS (SELECT s.occurred_at::text AS k, s.event_id FROM signals s ORDER BY s.occurred_at DESC, s.event_id DESC LIMIT 1)
          SELECT (SELECT count(*) FROM signals)::int AS n, (SELECT k FROM last) AS last_key, (SELECT event_id FROM last) AS last_id,
@@ -228,6 +229,7 @@ export async function readDay(db: SqlExecutor, workspaceId: string, day: string,
   // growing with the log, not the day).
   const registered: RegisteredInputRow[] = [];
   for (let after: RegisteredInputRow | undefined; ; ) {
+    signal?.throwIfAborted();
     const page = await db.query<RegisteredInputRow>(
       `SELECT r.id, r.created_at::text AS created_key, r.session_id, r.user_id, r.agent, r.model, r.query_type, r.experiment_id, r.variant,
               EXISTS (SELECT 1 FROM feedback_signals s
