@@ -34,19 +34,21 @@ export interface UserSumsChange {
  * // { deleted: 1, inserted: 1 } when u1's sums changed since the last rollup
  */
 export async function writeUserSums(tx: SqlExecutor, workspaceId: string, day: string, users: DayUserSums): Promise<UserSumsChange> {
-  const stored = await tx.query<{ user_id: string; digest: string | null }>(
-    'SELECT user_id, digest FROM feedback_user_stats_daily WHERE workspace_id = $1 AND day = $2::date',
+  // One JSON document of the stored digests, not a row each: a day of 50,000 users read as rows
+  // took 420-500 ms of the rollup's transaction on PGlite.
+  const [doc] = await tx.query<{ digests: string | null }>(
+    'SELECT json_object_agg(user_id, digest)::text AS digests FROM feedback_user_stats_daily WHERE workspace_id = $1 AND day = $2::date',
     [workspaceId, day],
   );
-  const storedDigest = new Map(stored.map((r) => [r.user_id, r.digest]));
+  const storedDigest = new Map(Object.entries(JSON.parse(doc?.digests ?? '{}') as Record<string, string | null>));
   const unchanged = new Set<string>();
   const changed: number[] = [];
   users.ids.forEach((id, i) => {
     if (storedDigest.get(id) === users.digests[i]) unchanged.add(id);
     else changed.push(i);
   });
-  const stale = stored.filter((r) => !unchanged.has(r.user_id)).map((r) => r.user_id);
-  if (stale.length === stored.length && stale.length > 0) {
+  const stale = [...storedDigest.keys()].filter((id) => !unchanged.has(id));
+  if (stale.length === storedDigest.size && stale.length > 0) {
     await tx.query('DELETE FROM feedback_user_stats_daily WHERE workspace_id = $1 AND day = $2::date', [workspaceId, day]);
   } else if (stale.length > 0) {
     await tx.query('DELETE FROM feedback_user_stats_daily WHERE workspace_id = $1 AND day = $2::date AND user_id = ANY ($3::text[])', [workspaceId, day, stale]);
