@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../src/db/sql-client.js';
 import { rollupDirtyDays } from '../src/pipeline/rollup.js';
-import { readDay } from '../src/store/day-rollups.js';
+import { readDay, readDayPages } from '../src/store/day-rollups.js';
 import { computeDay } from '../src/pipeline/rollup-compute.js';
 import { RollupPool } from '../src/pipeline/rollup-pool.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
@@ -142,6 +142,10 @@ for (const backend of BACKENDS) {
       try {
         const threaded = await pool.compute(input);
         expect(threaded).toEqual(computeDay(input));
+        // Paged, the signals go to the thread as the pages' JSON and are parsed there.
+        const pages = await readDayPages(t.db, t.workspaceId, today(), 2);
+        expect(pages).toHaveProperty('rowPages');
+        expect(await pool.compute(pages)).toEqual(threaded);
         expect(threaded.metrics.find((m) => m.dimension === 'all')).toMatchObject({ positiveRatings: 2, negativeRatings: 2 });
       } finally {
         await pool.close();

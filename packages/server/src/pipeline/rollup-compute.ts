@@ -20,17 +20,17 @@ import {
   type StatsSums,
 } from '@feedloop/core';
 import { hash } from 'node:crypto';
-import type { DayInput, DayOutput, RegisteredInputRow, RollupInputRow } from '../store/day-rollups.js';
+import { dayInputOf, type DayOutput, type DayRead, type RegisteredInputRow, type RollupInputRow } from '../store/day-rollups.js';
 import type { DayUserSums } from '../store/user-sums-write.js';
 
 /**
- * Computes a day's rollup from its input.
+ * Computes a day's rollup from its input (its pages parsed first, here: in the rollup's thread).
  *
  * @example
  * const { metrics } = computeDay({ rows, registered });
  */
-export function computeDay(input: DayInput): DayOutput {
-  const { rows, registered } = input;
+export function computeDay(input: DayRead): DayOutput {
+  const { rows, registered } = dayInputOf(input);
   const events = rows.map(toRollupRow);
   const responses = registered.map(toRegistered);
   const metrics = computeDailyMetrics(events, responses);

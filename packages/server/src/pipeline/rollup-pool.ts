@@ -1,12 +1,12 @@
 /**
  * Rollup arithmetic off the worker's event loop: one piscina thread, started on first use and
- * ended when idle. The day's rows are cloned to it (about a tenth of the compute's own time) and
+ * ended when idle. The day's rows go to it as read (embedded: the pages' JSON, parsed there) and
  * its output comes back serialized for the inserts.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { DayInput, DayOutput } from '../store/day-rollups.js';
+import type { DayOutput, DayRead } from '../store/day-rollups.js';
 
 /** An idle thread is ended after this long: rollups run a few times a minute at most. */
 const IDLE_TIMEOUT_MS = 30_000;
@@ -27,11 +27,11 @@ function workerFile(): { filename: string; execArgv?: string[] } {
  * await pool.close();
  */
 export class RollupPool {
-  #pool: Piscina<DayInput, DayOutput> | undefined;
+  #pool: Piscina<DayRead, DayOutput> | undefined;
 
   /** Computes one day's rollup in the thread. */
-  compute(input: DayInput): Promise<DayOutput> {
-    this.#pool ??= new Piscina<DayInput, DayOutput>({ ...workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: IDLE_TIMEOUT_MS });
+  compute(input: DayRead): Promise<DayOutput> {
+    this.#pool ??= new Piscina<DayRead, DayOutput>({ ...workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: IDLE_TIMEOUT_MS });
     return this.#pool.run(input);
   }
 

@@ -4,7 +4,7 @@
  * piscina from rollup-pool.ts; the compiled `.js` in `dist/`, the `.ts` under tsx.
  */
 import { setPriority } from 'node:os';
-import type { DayInput, DayOutput } from '../store/day-rollups.js';
+import type { DayOutput, DayRead } from '../store/day-rollups.js';
 import { computeDay } from './rollup-compute.js';
 
 // Rollups are background work: lowest CPU priority, so processing and the database win the
@@ -21,6 +21,6 @@ try {
  * @example
  * rollupCompute({ rows, registered }).metrics
  */
-export default function rollupCompute(input: DayInput): DayOutput {
+export default function rollupCompute(input: DayRead): DayOutput {
   return computeDay(input);
 }

@@ -22,7 +22,7 @@
  */
 import type { DailyMetrics } from '@feedloop/core';
 import { heavyReadClient, type SqlClient, type SqlExecutor } from '../db/sql-client.js';
-import { clearDirtyDay, deferDirtyDay, nextDirtyDay, readDay, writeDay, type DayInput, type DayOutput } from '../store/day-rollups.js';
+import { clearDirtyDay, deferDirtyDay, nextDirtyDay, readDay, readDayPages, writeDay, type DayOutput, type DayRead } from '../store/day-rollups.js';
 import { computeDay } from './rollup-compute.js';
 
 const DAYS_PER_RUN = 100;
@@ -47,9 +47,9 @@ class SupersededRollup extends Error {}
  */
 export async function rollupDirtyDays(
   db: SqlClient,
-  options: { maxDays?: number; now?: Date; compute?: (input: DayInput) => Promise<DayOutput>; workspaceId?: string; signal?: AbortSignal } = {},
+  options: { maxDays?: number; now?: Date; compute?: (input: DayRead) => Promise<DayOutput>; workspaceId?: string; signal?: AbortSignal } = {},
 ): Promise<Array<{ workspaceId: string; day: string }>> {
-  const compute = options.compute ?? (async (input: DayInput) => computeDay(input));
+  const compute = options.compute ?? (async (input: DayRead) => computeDay(input));
   const done: Array<{ workspaceId: string; day: string }> = [];
   const skipped: Array<{ workspaceId: string; day: string }> = [];
   const maxDays = options.maxDays ?? DAYS_PER_RUN;
@@ -59,7 +59,7 @@ export async function rollupDirtyDays(
     const started = performance.now();
     // Paged only embedded, where one statement at a time holds the one connection (see above);
     // its pages are heavy reads there, after the requests waiting (db/pglite-thread.ts).
-    const input = await readDay(heavyReadClient(db), mark.workspaceId, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity, options.signal).catch(
+    const input = await readDayPages(heavyReadClient(db), mark.workspaceId, mark.day, db.dialect === 'pglite' ? ROLLUP_PAGE : Infinity, options.signal).catch(
       (err: unknown) => {
         if (options.signal?.aborted) return undefined;
         throw err;
