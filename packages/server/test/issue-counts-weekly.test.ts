@@ -71,14 +71,14 @@ for (const backend of BACKENDS) {
       for (const i of [...Array.from({ length: DAYS - 40 }, (_, k) => 40 + k), 5, 12, 39]) {
         const issues = QUERIES.filter(() => random() < 0.7).map((query) => ({ query, negatives: 1 + Math.floor(random() * 9) }));
         await db.transaction((tx) =>
-          writeDay(tx, 'ws_a', dayOf(i), { metrics: [], metricsJson: '[]', cellsJson: null, users: { ids: [], sums: [], digests: [] }, issuesJson: JSON.stringify(issues) }, new Date()),
+          writeDay(tx, 'ws_a', dayOf(i), { metrics: [], metricsJson: '[]', cellsJson: null, users: { ids: [], sums: [], digests: [] }, issues }, new Date()),
         );
       }
       // Two rollups of days of one week at once: the week holds both.
       await Promise.all(
         [50, 51].map((i) =>
           db.transaction((tx) =>
-            writeDay(tx, 'ws_a', dayOf(i), { metrics: [], metricsJson: '[]', cellsJson: null, users: { ids: [], sums: [], digests: [] }, issuesJson: JSON.stringify([{ query: 'race', negatives: 1000 + i }]) }, new Date()),
+            writeDay(tx, 'ws_a', dayOf(i), { metrics: [], metricsJson: '[]', cellsJson: null, users: { ids: [], sums: [], digests: [] }, issues: [{ query: 'race', negatives: 1000 + i }] }, new Date()),
           ),
         ),
       );

@@ -40,7 +40,7 @@ export function computeDay(input: DayRead): DayOutput {
   const users = dayUserSums(userSums(cellEvents, cellResponses));
   const issues = issueCounts(rows.map((r) => ({ type: r.type as FeedbackEventType, polarity: r.polarity as Polarity, source: r.source, query: r.query })));
   const json = (list: readonly unknown[]): string | null => (list.length === 0 ? null : JSON.stringify(list));
-  return { metrics, metricsJson: JSON.stringify(metrics), cellsJson: json(cells), users, issuesJson: json(issues) };
+  return { metrics, metricsJson: JSON.stringify(metrics), cellsJson: json(cells), users, issues };
 }
 
 /**

@@ -5,8 +5,9 @@
  * user sums, the issue counts and their ISO week). The arithmetic between them is
  * pipeline/rollup-compute.ts; the loop, pipeline/rollup.ts.
  */
-import { isoWeekOf, type DailyMetrics } from '@feedloop/core';
+import type { DailyMetrics } from '@feedloop/core';
 import type { SqlExecutor } from '../db/sql-client.js';
+import { writeIssueCounts, type IssueCount } from './issue-counts-write.js';
 import { writeUserSums, type DayUserSums } from './user-sums-write.js';
 
 /** One counted signal of the day with its event and response, as the rollup reads it. */
@@ -101,7 +102,7 @@ export interface DayOutput {
   metricsJson: string;
   cellsJson: string | null;
   users: DayUserSums;
-  issuesJson: string | null;
+  issues: IssueCount[];
 }
 
 /**
@@ -294,8 +295,8 @@ export async function readDayPages(db: SqlExecutor, workspaceId: string, day: st
 
 /**
  * Writes one workspace's day from its input: `feedback_metrics_daily`, the stats cells, the user
- * sums and the issue counts, replacing what was there (the user sums only where they changed:
- * store/user-sums-write.ts). Rollups of one day are serialized by a
+ * sums and the issue counts, replacing what was there (the user sums and the issue counts only
+ * where they changed: store/user-sums-write.ts, store/issue-counts-write.ts). Rollups of one day are serialized by a
  * transaction lock, so two workers rolling up the same day one after the other cannot collide.
  *
  * @example
@@ -303,9 +304,9 @@ export async function readDayPages(db: SqlExecutor, workspaceId: string, day: st
  */
 export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string, output: DayOutput, now: Date): Promise<DailyMetrics[]> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup'), hashtext($1 || '/' || $2))", [workspaceId, day]);
-  const { metrics, metricsJson, cellsJson, users, issuesJson } = output;
+  const { metrics, metricsJson, cellsJson, users, issues } = output;
 
-  for (const table of ['feedback_metrics_daily', 'feedback_stats_cells', 'feedback_issue_counts']) {
+  for (const table of ['feedback_metrics_daily', 'feedback_stats_cells']) {
     await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1 AND day = $2::date`, [workspaceId, day]);
   }
   if (metrics.length > 0) {
@@ -335,31 +336,6 @@ export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string
     );
   }
   await writeUserSums(tx, workspaceId, day, users);
-  if (issuesJson !== null) {
-    await tx.query(
-      `INSERT INTO feedback_issue_counts (workspace_id, day, query, negatives)
-       SELECT $2, $3::date, query, negatives FROM json_to_recordset($1::json) AS x(query text, negatives int)`,
-      [issuesJson, workspaceId, day],
-    );
-  }
-  await rewriteIssueWeek(tx, workspaceId, day);
+  await writeIssueCounts(tx, workspaceId, day, issues);
   return metrics;
-}
-
-/**
- * Rewrites the weekly top-issue counts of `day`'s ISO week from that week's days. Serialized per
- * week by a transaction lock taken after the day's (always in that order, so no cycle): a rollup
- * of another day of the week waits, then sums every committed day, its own included.
- */
-async function rewriteIssueWeek(tx: SqlExecutor, workspaceId: string, day: string): Promise<void> {
-  const week = isoWeekOf(day);
-  await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup.week'), hashtext($1 || '/' || $2))", [workspaceId, week]);
-  await tx.query('DELETE FROM feedback_issue_counts_weekly WHERE workspace_id = $1 AND week = $2::date', [workspaceId, week]);
-  await tx.query(
-    `INSERT INTO feedback_issue_counts_weekly (workspace_id, week, query, negatives)
-     SELECT $1, $2::date, query, sum(negatives)::int FROM feedback_issue_counts
-      WHERE workspace_id = $1 AND day BETWEEN $2::date AND $2::date + 6
-      GROUP BY query`,
-    [workspaceId, week],
-  );
 }
