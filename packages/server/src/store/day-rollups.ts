@@ -96,7 +96,7 @@ export function dayInputOf(read: DayRead): DayInput {
   return { rows, registered: read.registered };
 }
 
-/** A day's rollup: the metrics rows, every other table's rows as the JSON its insert takes (null: no rows), and the user sums with their digests. */
+/** A day's rollup: the metrics rows, the metrics and cells as the JSON their inserts take (null: no cells), the user sums with their digests and the issue counts. */
 export interface DayOutput {
   metrics: DailyMetrics[];
   metricsJson: string;
