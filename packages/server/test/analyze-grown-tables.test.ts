@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeGrownTables } from '../src/db/analyze-grown-tables.js';
+import { vacuumChurningTables } from '../src/db/database-upkeep.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 
 const RESPONSES = 2_000;
@@ -36,13 +37,28 @@ describe.each(BACKENDS.filter((b) => b.name === 'pglite'))('planner statistics o
     expect(await analyzeGrownTables(t.db)).not.toContain('responses');
   });
 
-  it('runs from the sweep on PGlite', async () => {
-    const more = Array.from({ length: 1_000 }, (_, k) => ({ id: `s-${k}`, query: `another question ${k}?`, answer: 'an answer' }));
-    expect((await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses: more } })).statusCode).toBeLessThan(300);
+  it('runs from the sweep on PGlite once a table doubled', async () => {
+    for (let i = 0; i < 3_000; i += 1_000) {
+      const more = Array.from({ length: 1_000 }, (_, k) => ({ id: `s-${i + k}`, query: `another question ${i + k}?`, answer: 'an answer' }));
+      expect((await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses: more } })).statusCode).toBeLessThan(300);
+    }
     const before = await t.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'responses'`);
     await t.services.pipeline.sweep();
     const after = await t.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'responses'`);
     expect(before[0]?.n).toBe(RESPONSES);
-    expect(after[0]?.n).toBe(RESPONSES + 1_000);
+    expect(after[0]?.n).toBe(RESPONSES + 3_000);
+  });
+
+  it('lets a table grow by less than its size before analyzing it again', async () => {
+    const few = Array.from({ length: 1_000 }, (_, k) => ({ id: `f-${k}`, query: `one more question ${k}?`, answer: 'an answer' }));
+    expect((await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses: few } })).statusCode).toBeLessThan(300);
+    expect(await analyzeGrownTables(t.db)).not.toContain('responses');
+  });
+
+  it('vacuums the churning tables at most every 30 s', async () => {
+    const at = performance.now() + 60_000;
+    expect(await vacuumChurningTables(t.db, at)).toBe(true);
+    expect(await vacuumChurningTables(t.db, at + 29_000)).toBe(false);
+    expect(await vacuumChurningTables(t.db, at + 31_000)).toBe(true);
   });
 });

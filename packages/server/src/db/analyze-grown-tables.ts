@@ -9,11 +9,15 @@
 import type { SqlClient } from './sql-client.js';
 
 /**
- * Grown: at least this fraction larger than when last analyzed (autovacuum's default analyze
- * scale factor), and by at least {@link MIN_GROWN_PAGES} pages, so small tables are not analyzed
- * on every sweep.
+ * Grown: at least this fraction larger than when last analyzed, and by at least
+ * {@link MIN_GROWN_PAGES} pages, so small tables are not analyzed on every sweep. A doubling, not
+ * autovacuum's tenth: the planner scales a table's row count with its size between analyses, and
+ * what the statistics are for (a key's index over a skip scan) does not change as a table grows.
+ * At a tenth, a new install's growing tables were analyzed every sweep or two: 41 analyses of
+ * 100-420 ms in the keep-up benchmark's 100 s, each holding the one connection (docs/benchmarks.md,
+ * "Twelfth session").
  */
-const GROWTH = 0.1;
+const GROWTH = 1;
 const MIN_GROWN_PAGES = 8;
 /**
  * Rows sampled are 300 × this: 3,000 instead of Postgres's default 30,000. The transaction holds
