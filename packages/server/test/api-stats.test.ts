@@ -354,6 +354,70 @@ for (const backend of BACKENDS) {
       expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
     });
 
+    const userRows = () =>
+      t.db.query<{ user_id: string; sums: unknown; digest: string | null }>(
+        'SELECT user_id, sums, digest FROM feedback_user_stats_daily WHERE workspace_id = $1 AND day = $2::date ORDER BY user_id',
+        [t.workspaceId, today()],
+      );
+    const markToday = () => t.db.query(`INSERT INTO rollup_dirty (workspace_id, day) VALUES ($1, $2::date) ON CONFLICT DO NOTHING`, [t.workspaceId, today()]);
+    /** A client whose transactions are counted, `before(n)` awaited before the n-th (1-based). */
+    const counting = (before: (n: number) => Promise<void> = async () => undefined) => {
+      let n = 0;
+      const client: SqlClient & { transactions: () => number } = {
+        ...t.db,
+        transaction: async (fn, options) => {
+          await before(++n);
+          return t.db.transaction(fn, options);
+        },
+        heavyReads: () => client,
+        transactions: () => n,
+      };
+      return client;
+    };
+
+    it("writes a day's user sums a part a transaction after its totals, the same rows as in one go", async () => {
+      await markToday();
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
+      const whole = await userRows();
+      expect(whole.length).toBeGreaterThanOrEqual(3);
+      // Every user's row to write again: a day's first rollup.
+      await t.db.query('DELETE FROM feedback_user_stats_daily WHERE workspace_id = $1 AND day = $2::date', [t.workspaceId, today()]);
+      await markToday();
+      const client = counting();
+      expect(await rollupDirtyDays(client, { workspaceId: t.workspaceId, userSumsPart: 1 })).toEqual([{ workspaceId: t.workspaceId, day: today() }]);
+      // The totals with the first user, then one transaction for each of the others.
+      expect(client.transactions()).toBe(whole.length);
+      expect(await userRows()).toEqual(whole);
+      expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
+    });
+
+    it("stops an earlier rollup's user sums between parts once a later rollup of the day wrote: the later one's rows stand", async () => {
+      await markToday();
+      await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
+      const fresh = await userRows();
+      await markToday();
+      // The earlier rollup's sums differ from the day's (a read that missed events), so that any of
+      // its rows left standing would show.
+      let later: unknown;
+      const client = counting(async (n) => {
+        if (n === 2) later = await rollupDirtyDays(t.db, { workspaceId: t.workspaceId });
+      });
+      const rolled = await rollupDirtyDays(client, {
+        workspaceId: t.workspaceId,
+        userSumsPart: 1,
+        compute: async (input) => {
+          const out = computeDay(input);
+          return { ...out, users: { ...out.users, sums: out.users.sums.map(() => '{"events":999}'), digests: out.users.digests.map((d) => `${d}-stale`) } };
+        },
+      });
+      expect(later).toEqual([{ workspaceId: t.workspaceId, day: today() }]);
+      expect(rolled).toEqual([]);
+      // Its second transaction found the later rollup the day's writer, and wrote nothing more.
+      expect(client.transactions()).toBe(2);
+      expect(await userRows()).toEqual(fresh);
+      expect(await t.db.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1', [t.workspaceId])).toEqual([]);
+    });
+
     it('publishes the monitoring rates per workspace on /metrics with FEEDLOOP_METRICS_TOKEN, and no workspace without it', async () => {
       // Issue 22: without a token /metrics is anyone's, so it carries process-wide figures only.
       const open = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;

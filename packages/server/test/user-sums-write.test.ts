@@ -1,13 +1,14 @@
 /**
  * Issue 21: the day rollup writes a day's user sums as a change set (store/user-sums-write.ts), on
  * both stores: unchanged users' rows are left alone, changed ones replaced, gone ones deleted,
- * and rows without a digest (written before migration 0049) rewritten.
+ * and rows without a digest (written before migration 0049) rewritten; applied in parts, one a
+ * transaction, the same rows as in one go.
  */
 import { emptySums, type StatsSums } from '@feedloop/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../src/db/sql-client.js';
 import { dayUserSums } from '../src/pipeline/rollup-compute.js';
-import { writeUserSums } from '../src/store/user-sums-write.js';
+import { applyUserSums, planUserSums, userSumsParts, writeUserSums } from '../src/store/user-sums-write.js';
 import { BACKENDS, type TestDatabase } from './harness.js';
 
 const DAY = '2026-11-22';
@@ -50,6 +51,32 @@ for (const backend of BACKENDS) {
         u4: { events: 1, digest: expect.any(String) },
       });
       expect(second.u2?.digest).not.toBe(first.u2?.digest);
+    });
+
+    it('applies a change set in parts, a transaction each, to the same rows as in one go', async () => {
+      const before = [{ userId: 'a', sums: sums(1, 1) }, { userId: 'b', sums: sums(2, 1) }, { userId: 'c', sums: sums(3, 0) }, { userId: 'd', sums: sums(1, 0) }];
+      // b changes, c and d are gone, e and f are new, a is as it was.
+      const after = dayUserSums([{ userId: 'a', sums: sums(1, 1) }, { userId: 'b', sums: sums(4, 4) }, { userId: 'e', sums: sums(1, 1) }, { userId: 'f', sums: sums(2, 0) }]);
+      for (const ws of ['ws_whole', 'ws_parts']) await write(ws, before);
+      await db.transaction((tx) => writeUserSums(tx, 'ws_whole', DAY, after));
+      const plan = await db.transaction((tx) => planUserSums(tx, 'ws_parts', DAY, after));
+      const parts = userSumsParts(plan, after, 1);
+      // Each part inserts one user and deletes that user's old row with it, whatever part the plan listed it in.
+      expect(parts.map((p) => [p.stale, p.changed.map((i) => after.ids[i])])).toEqual([
+        [['b', expect.any(String)], ['b']],
+        [[expect.any(String)], ['e']],
+        [[], ['f']],
+      ]);
+      expect(parts.flatMap((p) => p.stale).sort()).toEqual(['b', 'c', 'd']);
+      for (const part of parts) await db.transaction((tx) => applyUserSums(tx, 'ws_parts', DAY, after, part));
+      expect(await stored('ws_parts')).toEqual(await stored('ws_whole'));
+      expect(Object.keys(await stored('ws_parts'))).toEqual(['a', 'b', 'e', 'f']);
+      // A day whose every stored row goes is emptied by its first part.
+      const fresh = dayUserSums([{ userId: 'z', sums: sums(1, 1) }, { userId: 'y', sums: sums(1, 0) }]);
+      const wholeDay = userSumsParts(await db.transaction((tx) => planUserSums(tx, 'ws_parts', DAY, fresh)), fresh, 1);
+      expect(wholeDay.map((p) => p.wholeDay)).toEqual([true, false]);
+      for (const part of wholeDay) await db.transaction((tx) => applyUserSums(tx, 'ws_parts', DAY, fresh, part));
+      expect(Object.keys(await stored('ws_parts')).sort()).toEqual(['y', 'z']);
     });
 
     it('rewrites rows without a digest, touches no other day or workspace, and empties a day with no users', async () => {

@@ -15,6 +15,14 @@
  * snapshot: whatever is processed after the mark was read bumps its version, so the day stays
  * dirty and is read again.
  *
+ * The day's totals (metrics, cells, issue counts) are written in one transaction, which makes the
+ * rollup the day's writer (migration 0051); its user sums follow a part a transaction
+ * ({@link USER_SUMS_PART} users at most), each part only while the rollup is still the writer,
+ * and the last part clears or defers the mark. A day's first rollup inserts every user of the day
+ * (40,000 rows held PGlite's one connection 0.6-0.7 s in one transaction). Meanwhile a user's
+ * figures may be the previous rollup's for a moment; a stop between parts leaves the mark, and the
+ * next rollup writes the day again.
+ *
  * A day still dirty after its rollup (events kept coming: today) is rolled up again only after
  * {@link ROLLUP_PACE} times that rollup's duration, so recomputing a busy day whole never takes
  * more than a tenth of a connection from the pipeline. Today's unfiltered figures come from the
@@ -22,12 +30,29 @@
  */
 import type { DailyMetrics } from '@feedloop/core';
 import { heavyReadClient, type SqlClient, type SqlExecutor } from '../db/sql-client.js';
-import { clearDirtyDay, deferDirtyDay, nextDirtyDay, readDay, readDayPages, writeDay, type DayOutput, type DayRead } from '../store/day-rollups.js';
+import { randomUUID } from 'node:crypto';
+import {
+  claimDayWriter,
+  clearDirtyDay,
+  deferDirtyDay,
+  nextDirtyDay,
+  readDay,
+  readDayPages,
+  stillDayWriter,
+  writeDay,
+  writeDayTotals,
+  type DayOutput,
+  type DayRead,
+  type DirtyDay,
+} from '../store/day-rollups.js';
+import { applyUserSums, planUserSums, userSumsParts, type UserSumsPlan } from '../store/user-sums-write.js';
 import { computeDay } from './rollup-compute.js';
 
 const DAYS_PER_RUN = 100;
 /** Rows a read of the day takes at a time, embedded: a page holds the connection ~40 ms (5,000 held it 200-400 ms). */
 export const ROLLUP_PAGE = 1_000;
+/** Users whose sums one transaction of a rollup writes at most, embedded (~30 ms of the connection); on Postgres, ten times that. */
+export const USER_SUMS_PART = 2_000;
 /** A day still dirty after its rollup waits this many times the rollup's duration for the next. */
 export const ROLLUP_PACE = 10;
 
@@ -47,7 +72,15 @@ class SupersededRollup extends Error {}
  */
 export async function rollupDirtyDays(
   db: SqlClient,
-  options: { maxDays?: number; now?: Date; compute?: (input: DayRead) => Promise<DayOutput>; workspaceId?: string; signal?: AbortSignal } = {},
+  options: {
+    maxDays?: number;
+    now?: Date;
+    compute?: (input: DayRead) => Promise<DayOutput>;
+    workspaceId?: string;
+    signal?: AbortSignal;
+    /** Users a transaction writes the sums of at most ({@link USER_SUMS_PART} embedded). */
+    userSumsPart?: number;
+  } = {},
 ): Promise<Array<{ workspaceId: string; day: string }>> {
   const compute = options.compute ?? (async (input: DayRead) => computeDay(input));
   const done: Array<{ workspaceId: string; day: string }> = [];
@@ -67,26 +100,67 @@ export async function rollupDirtyDays(
     );
     if (!input) break;
     const output = await compute(input);
-    const written = await db
-      .transaction(async (tx) => {
-        await writeDay(tx, mark.workspaceId, mark.day, output, options.now ?? new Date());
-        if (await clearDirtyDay(tx, mark)) return true;
-        // Still dirty: events keep coming. Its next rollup waits, so a busy day's rollups take at
-        // most 1 / ROLLUP_PACE of a connection (migration 0012).
-        if (await deferDirtyDay(tx, mark, Math.round((performance.now() - started) * ROLLUP_PACE))) return true;
-        // No mark left: a concurrent rollup (another worker, an erasure's job) read the day after
-        // this one did, wrote it and cleared it. This read may miss events that one counted, so its
-        // write is undone rather than left as the day's last word.
-        throw new SupersededRollup();
-      }, { background: true })
-      .catch((error: unknown) => {
-        if (error instanceof SupersededRollup) return false;
-        throw error;
-      });
+    const written = await writeRollup(db, mark, output, {
+      now: options.now ?? new Date(),
+      partSize: options.userSumsPart ?? (db.dialect === 'pglite' ? USER_SUMS_PART : USER_SUMS_PART * 10),
+      started,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     if (written) done.push({ workspaceId: mark.workspaceId, day: mark.day });
     else skipped.push({ workspaceId: mark.workspaceId, day: mark.day });
   }
   return done;
+}
+
+/**
+ * Writes a day's rollup: its totals and the start of its user sums in one transaction, the rest of
+ * the user sums a part a transaction (see the file's comment), the mark cleared or deferred with
+ * the last part.
+ *
+ * @returns false when a rollup of the day that read it later overtook this one (its write then
+ *   stands), or a stop came between parts.
+ */
+async function writeRollup(
+  db: SqlClient,
+  mark: DirtyDay,
+  output: DayOutput,
+  options: { now: Date; partSize: number; started: number; signal?: AbortSignal },
+): Promise<boolean> {
+  const { workspaceId, day } = mark;
+  const writer = randomUUID();
+  // Clears the mark, or (events keep coming: today) makes its next rollup wait, so a busy day's
+  // rollups take at most 1 / ROLLUP_PACE of a connection (migration 0012).
+  const finish = async (tx: SqlExecutor): Promise<void> => {
+    if (!(await clearDirtyDay(tx, mark))) await deferDirtyDay(tx, mark, Math.round((performance.now() - options.started) * ROLLUP_PACE));
+  };
+  const rest = await db
+    .transaction(async (tx): Promise<UserSumsPlan[]> => {
+      await writeDayTotals(tx, workspaceId, day, output, options.now);
+      // No mark left: a concurrent rollup (another worker, an erasure's job) read the day after
+      // this one did, wrote it and cleared it. This read may miss events that one counted, so its
+      // write is undone rather than left as the day's last word.
+      if (!(await claimDayWriter(tx, mark, writer))) throw new SupersededRollup();
+      const [first, ...parts] = userSumsParts(await planUserSums(tx, workspaceId, day, output.users), output.users, options.partSize);
+      if (first) await applyUserSums(tx, workspaceId, day, output.users, first);
+      if (parts.length === 0) await finish(tx);
+      return parts;
+    }, { background: true })
+    .catch((error: unknown) => {
+      if (error instanceof SupersededRollup) return undefined;
+      throw error;
+    });
+  if (!rest) return false;
+  for (const [i, part] of rest.entries()) {
+    if (options.signal?.aborted) return false;
+    const going = await db.transaction(async (tx) => {
+      if (!(await stillDayWriter(tx, mark, writer))) return false;
+      await applyUserSums(tx, workspaceId, day, output.users, part);
+      if (i === rest.length - 1) await finish(tx);
+      return true;
+    }, { background: true });
+    if (!going) return false;
+  }
+  return true;
 }
 
 /**

@@ -297,16 +297,28 @@ export async function readDayPages(db: SqlExecutor, workspaceId: string, day: st
 /**
  * Writes one workspace's day from its input: `feedback_metrics_daily`, the stats cells, the user
  * sums and the issue counts, replacing what was there (the user sums and the issue counts only
- * where they changed: store/user-sums-write.ts, store/issue-counts-write.ts). Rollups of one day are serialized by a
- * transaction lock, so two workers rolling up the same day one after the other cannot collide.
+ * where they changed: store/user-sums-write.ts, store/issue-counts-write.ts), in the caller's transaction.
  *
  * @example
- * await db.transaction((tx) => writeDay(tx, 'ws_1', '2026-11-22', input, new Date()));
+ * await db.transaction((tx) => writeDay(tx, 'ws_1', '2026-11-22', output, new Date()));
  */
 export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string, output: DayOutput, now: Date): Promise<DailyMetrics[]> {
-  await tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup'), hashtext($1 || '/' || $2))", [workspaceId, day]);
-  const { metrics, metricsJson, cellsJson, users, issues } = output;
+  const metrics = await writeDayTotals(tx, workspaceId, day, output, now);
+  await writeUserSums(tx, workspaceId, day, output.users);
+  return metrics;
+}
 
+/**
+ * Writes one workspace's day but its user sums: `feedback_metrics_daily`, the stats cells and the
+ * issue counts. Rollups of one day are serialized by a transaction lock, so two workers rolling up
+ * the same day one after the other cannot collide.
+ *
+ * @example
+ * await db.transaction((tx) => writeDayTotals(tx, 'ws_1', '2026-11-22', output, new Date()));
+ */
+export async function writeDayTotals(tx: SqlExecutor, workspaceId: string, day: string, output: DayOutput, now: Date): Promise<DailyMetrics[]> {
+  await lockDay(tx, workspaceId, day);
+  const { metrics, metricsJson, cellsJson, issues } = output;
   for (const table of ['feedback_metrics_daily', 'feedback_stats_cells']) {
     await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1 AND day = $2::date`, [workspaceId, day]);
   }
@@ -336,7 +348,32 @@ export async function writeDay(tx: SqlExecutor, workspaceId: string, day: string
       [cellsJson, workspaceId, day],
     );
   }
-  await writeUserSums(tx, workspaceId, day, users);
   await writeIssueCounts(tx, workspaceId, day, issues);
   return metrics;
+}
+
+/** Takes the day's rollup lock for the caller's transaction. */
+function lockDay(tx: SqlExecutor, workspaceId: string, day: string): Promise<unknown> {
+  return tx.query("SELECT pg_advisory_xact_lock(hashtext('feedloop.rollup'), hashtext($1 || '/' || $2))", [workspaceId, day]);
+}
+
+/**
+ * Makes `writer` the day's writer (migration 0051), in the transaction that writes its totals.
+ *
+ * @returns false when the day has no mark any more: another rollup, which read it later, wrote the
+ *   day and cleared it meanwhile.
+ */
+export async function claimDayWriter(tx: SqlExecutor, mark: Pick<DirtyDay, 'workspaceId' | 'day'>, writer: string): Promise<boolean> {
+  const claimed = await tx.query('UPDATE rollup_dirty SET writer = $3 WHERE workspace_id = $1 AND day = $2::date RETURNING 1', [mark.workspaceId, mark.day, writer]);
+  return claimed.length > 0;
+}
+
+/**
+ * Takes the day's rollup lock and says whether `writer` is still the day's writer: false once a
+ * later rollup of the day wrote its totals (or cleared the mark), whose user sums then stand.
+ */
+export async function stillDayWriter(tx: SqlExecutor, mark: Pick<DirtyDay, 'workspaceId' | 'day'>, writer: string): Promise<boolean> {
+  await lockDay(tx, mark.workspaceId, mark.day);
+  const rows = await tx.query('SELECT 1 FROM rollup_dirty WHERE workspace_id = $1 AND day = $2::date AND writer = $3', [mark.workspaceId, mark.day, writer]);
+  return rows.length > 0;
 }
