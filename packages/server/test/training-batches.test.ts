@@ -2,13 +2,14 @@
  * Training batches on both stores: the threshold makes a batch (file written, events marked
  * `applied_to_training`, `training.batch_ready` delivered), a second run never repeats an event,
  * the listing and the file route are the workspace's own, and claimers running at once never share
- * an event.
+ * an event; a scheduled run's batches are capped and paced (embedded: 100 a batch, so that its transaction
+ * never holds the one connection long).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTrainingBatch } from '../src/pipeline/training-batch-maker.js';
+import { createTrainingBatch, makeDueTrainingBatches, scheduledBatchMax, TRAINING_BATCH_MAX_EVENTS } from '../src/pipeline/training-batch-maker.js';
 import { BACKENDS, startTestApp, type TestApp } from './harness.js';
 import { startReceiver } from './webhook-helpers.js';
 
@@ -165,5 +166,23 @@ for (const backend of BACKENDS) {
       );
       expect(unused?.n).toBe(0);
     }, 300_000);
+
+    it("a scheduled run makes batches of at most its cap (embedded: 100 or the threshold), each of at least the threshold", async () => {
+      expect([scheduledBatchMax('pglite', 50), scheduledBatchMax('pglite', 800), scheduledBatchMax('postgres', 50)]).toEqual([100, 800, TRAINING_BATCH_MAX_EVENTS]);
+      const other = await t.otherWorkspace();
+      await correct({ authorization: `Bearer ${other.secretKey}` }, 'cap', 12);
+      const made: number[] = [];
+      const count = await makeDueTrainingBatches(t.db, { kinds: ['corrections'], threshold: 4, maxEvents: 5, dir: batchDir, stream: false }, async (created) => {
+        made.push(created.batch.eventCount);
+      });
+      // 12 unused: two batches of 5; the 2 left are below the threshold and wait for more.
+      expect(count).toBe(2);
+      expect(made).toEqual([5, 5]);
+      const [unused] = await t.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM feedback_events WHERE workspace_id = $1 AND type = 'correction' AND applied_to_training IS NULL`,
+        [other.workspaceId],
+      );
+      expect(unused?.n).toBe(2);
+    }, 120_000);
   });
 }

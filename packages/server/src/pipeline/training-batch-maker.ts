@@ -11,6 +11,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { v7 as uuidv7 } from 'uuid';
 import type { SqlClient } from '../db/sql-client.js';
 import { outboundMessageId, TRAINING_BATCH_FORMATS, type OutboundMessage, type TrainingBatchKindName } from '@feedloop/core';
@@ -22,6 +23,33 @@ import { trainingBatchLines } from './training-batch-lines.js';
 
 /** Events one batch takes at most; more unused ones make further batches. */
 export const TRAINING_BATCH_MAX_EVENTS = 10_000;
+
+/**
+ * Events a scheduled batch takes at most on the embedded database (or its threshold, if higher).
+ * Its transaction holds the one connection: 2,021 corrections (the minute's job during a keep-up
+ * run at 700 events/s) took 393 ms to claim, mark, read and write, while 222 requests waited and
+ * the load generator's offers found 256 in flight (docs/benchmarks.md, "Thirteenth session").
+ */
+export const EMBEDDED_SCHEDULED_BATCH_EVENTS = 100;
+
+/**
+ * Embedded, after each scheduled batch the next waits this many times the batch's own duration:
+ * back to back, six batches of 500 held the connection two thirds of two seconds, and requests
+ * piled up 200 deep between them. Batches then take at most a fifth of the connection.
+ */
+export const EMBEDDED_BATCH_PACE = 4;
+
+/**
+ * The most events one scheduled batch takes: {@link EMBEDDED_SCHEDULED_BATCH_EVENTS} (or the
+ * threshold, if higher) embedded, where a batch's transaction holds the one connection;
+ * {@link TRAINING_BATCH_MAX_EVENTS} on Postgres.
+ *
+ * @example
+ * scheduledBatchMax('pglite', 50) // 100
+ */
+export function scheduledBatchMax(dialect: SqlClient['dialect'], threshold: number): number {
+  return dialect === 'pglite' ? Math.max(threshold, EMBEDDED_SCHEDULED_BATCH_EVENTS) : TRAINING_BATCH_MAX_EVENTS;
+}
 
 /** What to batch and where. */
 export interface TrainingBatchRequest {
@@ -110,6 +138,9 @@ async function writeLines(path: string, lines: AsyncIterable<string>): Promise<n
 /**
  * The scheduled job's work: for each kind and each workspace with at least its threshold of
  * unused examples of it, makes batches until fewer are left, calling `made` after each commit.
+ * Embedded, a batch takes at most {@link EMBEDDED_SCHEDULED_BATCH_EVENTS} (more make further
+ * batches) and the next waits {@link EMBEDDED_BATCH_PACE} times its duration, so that batches
+ * never hold the one connection long, nor often.
  * Safe in many workers at once: a claim never takes another's events.
  *
  * @returns how many batches were made.
@@ -118,17 +149,27 @@ async function writeLines(path: string, lines: AsyncIterable<string>): Promise<n
  */
 export async function makeDueTrainingBatches(
   db: SqlClient,
-  options: { kinds: readonly TrainingBatchKindName[]; threshold: number; dir: string; stream: boolean },
+  options: {
+    kinds: readonly TrainingBatchKindName[];
+    threshold: number;
+    dir: string;
+    stream: boolean;
+    /** The most events a batch takes; default {@link scheduledBatchMax}. */
+    maxEvents?: number;
+  },
   made: (created: CreatedTrainingBatch) => Promise<void>,
 ): Promise<number> {
   let count = 0;
   for (const kind of options.kinds) {
     for (const { workspaceId, threshold } of await workspacesDueForBatch(db, kind, options.threshold)) {
       for (;;) {
-        const created = await createTrainingBatch(db, { workspaceId, kind, minEvents: threshold, dir: options.dir, stream: options.stream, background: true });
+        const maxEvents = options.maxEvents ?? scheduledBatchMax(db.dialect, threshold);
+        const started = performance.now();
+        const created = await createTrainingBatch(db, { workspaceId, kind, minEvents: threshold, maxEvents, dir: options.dir, stream: options.stream, background: true });
         if (!created) break;
         count++;
         await made(created);
+        if (db.dialect === 'pglite') await sleep((performance.now() - started) * EMBEDDED_BATCH_PACE);
       }
     }
   }
