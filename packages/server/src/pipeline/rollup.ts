@@ -28,9 +28,9 @@
  * more than a tenth of a connection from the pipeline. Today's unfiltered figures come from the
  * live counters meanwhile.
  */
+import { randomUUID } from 'node:crypto';
 import type { DailyMetrics } from '@feedloop/core';
 import { heavyReadClient, type SqlClient, type SqlExecutor } from '../db/sql-client.js';
-import { randomUUID } from 'node:crypto';
 import {
   claimDayWriter,
   clearDirtyDay,
