@@ -14,8 +14,8 @@ import type { EventKey, PipelineJobs, ProcessJobs } from './pipeline-jobs.js';
 import { addReport, emptyReport, type CounterTarget, type ProcessReport } from './process-events.js';
 import { processIsolating } from './process-isolating.js';
 import { batchSizerFor, type BatchSizer } from './batch-sizer.js';
-import { RESCORE_MODULE, rescoreDirtyResponsesTimed } from './rescore.js';
-import { RESCORE_DELAY_MS, RescorePacer, rescoreJobId } from './rescore-pacing.js';
+import { RESCORE_MODULE, rescoreDirtyResponsesTimed, type RescoreRun } from './rescore.js';
+import { RESCORE_DELAY_MS, RESCORE_RUN_MS, RescorePacer, rescoreJobId } from './rescore-pacing.js';
 import { SingleFlight } from './single-flight.js';
 import { RollupPool } from './rollup-pool.js';
 import { rollupDirtyDays } from './rollup.js';
@@ -323,10 +323,7 @@ export class Pipeline {
     }, timeoutMs);
   }
 
-  /**
-   * The `rescore` job: a run, or, too soon after the last one, a job at the pause's end in its
-   * place (rescore-pacing.ts). Nothing is dropped: the marks wait in `score_dirty`.
-   */
+  /** The `rescore` job: a paced run, else a job at its pause's end (rescore-pacing.ts); a run cut short asks for the next. */
   private async rescore(): Promise<void> {
     const deferral = this.#rescorePacer.deferral();
     if (deferral) {
@@ -334,8 +331,9 @@ export class Pipeline {
       return;
     }
     const { db } = this.deps;
-    const run = await (db.runInThread ? db.runInThread<{ heldMs: number }>(RESCORE_MODULE, 'rescoreDirtyResponsesTimed', []) : rescoreDirtyResponsesTimed(db));
+    const run = await (db.runInThread ? db.runInThread<RescoreRun>(RESCORE_MODULE, 'rescoreDirtyResponsesTimed', [undefined, RESCORE_RUN_MS]) : rescoreDirtyResponsesTimed(db, undefined, RESCORE_RUN_MS));
     this.#rescorePacer.ran(run.heldMs);
+    if (run.more) await this.requestRescore();
   }
 
   /** Asks for a rescore a moment from now (one job a window); never throws: the schedule finds the marks. */

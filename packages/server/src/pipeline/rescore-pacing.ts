@@ -6,7 +6,7 @@
  * the pipeline's 15.3 s (docs/benchmarks.md, "Tenth session"). After each run, the next one waits in proportion to what that run held, so
  * rescores take at most {@link RESCORE_SHARE} of the database's time; the marks gathered meanwhile
  * share one recompute of each response. The wait is bounded, so a score trails its feedback by at
- * most a run and {@link MAX_RESCORE_PAUSE_MS}.
+ * most a run and {@link MAX_RESCORE_PAUSE_MS}; a run holds at most {@link RESCORE_RUN_MS}.
  */
 
 /** How long a rescore waits for more batches to coalesce with. */
@@ -15,6 +15,14 @@ export const RESCORE_DELAY_MS = 500;
 export const RESCORE_SHARE = 0.2;
 /** The longest pause between two runs, whatever the last one cost. */
 export const MAX_RESCORE_PAUSE_MS = 2_000;
+/**
+ * What a paced run holds the database at most (500 ms): past it the run stops after its current
+ * transaction and the next comes after the pause, so the share holds however many marks wait.
+ * Without it a run went on while marks kept coming, up to 2,000 responses: 4.5 s at nine tenths of
+ * the embedded connection under single-event ingest on 1,000 busy responses, then a 2 s pause
+ * (docs/benchmarks.md, "Thirteenth session").
+ */
+export const RESCORE_RUN_MS = (MAX_RESCORE_PAUSE_MS * RESCORE_SHARE) / (1 - RESCORE_SHARE);
 
 /**
  * The rescore job the requests of one {@link RESCORE_DELAY_MS} window share (no colon: BullMQ ids).

@@ -50,16 +50,27 @@ export async function rescoreDirtyResponses(db: SqlClient, now: Date = new Date(
   return (await rescoreDirtyResponsesTimed(db, now)).rescored;
 }
 
+/** What a timed run did. */
+export interface RescoreRun {
+  rescored: number;
+  /** How long its transactions held the database (not how long they waited for it). */
+  heldMs: number;
+  /** Whether it stopped with marks likely left: at its budget or its limit, its last transaction full. */
+  more: boolean;
+}
+
 /**
- * {@link rescoreDirtyResponses}, also saying how long its transactions held the database (not
- * how long they waited for it): the pipeline paces its runs by it (rescore-pacing.ts).
+ * {@link rescoreDirtyResponses}, also saying how long its transactions held the database: the
+ * pipeline paces its runs by it (rescore-pacing.ts). With `budgetMs`, no further transaction starts
+ * once the run's have held that long (the first always runs).
  *
  * @example
- * await rescoreDirtyResponsesTimed(db) // { rescored: 12, heldMs: 8.4 }
+ * await rescoreDirtyResponsesTimed(db) // { rescored: 12, heldMs: 8.4, more: false }
  */
-export async function rescoreDirtyResponsesTimed(db: SqlClient, now: Date = new Date()): Promise<{ rescored: number; heldMs: number }> {
+export async function rescoreDirtyResponsesTimed(db: SqlClient, now: Date = new Date(), budgetMs = Infinity): Promise<RescoreRun> {
   let total = 0;
   let totalHeldMs = 0;
+  let more = false;
   const sizer = sizerOf(db);
   while (total < RESCORE_PER_RUN) {
     let size = 0;
@@ -127,9 +138,10 @@ export async function rescoreDirtyResponsesTimed(db: SqlClient, now: Date = new 
     sizer.record(n, heldMs);
     total += n;
     totalHeldMs += heldMs;
-    if (n < size) break;
+    more = n === size;
+    if (!more || totalHeldMs >= budgetMs) break;
   }
-  return { rescored: total, heldMs: totalHeldMs };
+  return { rescored: total, heldMs: totalHeldMs, more };
 }
 
 /**
