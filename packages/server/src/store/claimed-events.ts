@@ -31,9 +31,19 @@ const CLAIM_SHARED = `
         WHERE p.workspace_id = l.workspace_id AND p.event_id = l.event_id
        RETURNING p.workspace_id, p.event_id`;
 
-/** The same on a one-connection database (PGlite): nobody else can hold the rows, so no lock probe first. */
+/**
+ * The same on a one-connection database (PGlite): nobody else can hold the rows, so no lock probe,
+ * and the rows found by their keys are deleted by their physical address (a TID scan; nothing can
+ * move them within the statement). Planned as a join, the delete followed the outbox's statistics,
+ * taken while it was nearly empty (the upkeep's vacuum and analysis find it drained whenever
+ * processing keeps up): under a backlog built since, the planner estimated one row and joined
+ * every outbox row to every key (380-780 ms a claim of 1,000 events, batched ingest at a sixth of
+ * its rate; docs/benchmarks.md, "Thirteenth session").
+ */
 const CLAIM_EXCLUSIVE = `
-       DELETE FROM pipeline_pending p USING k WHERE p.workspace_id = k.ws AND p.event_id = k.id
+       DELETE FROM pipeline_pending p
+        WHERE p.ctid = ANY (ARRAY(SELECT q.ctid FROM k
+                                   CROSS JOIN LATERAL (SELECT ctid FROM pipeline_pending q WHERE q.workspace_id = k.ws AND q.event_id = k.id ${PROBE}) AS q))
        RETURNING p.workspace_id, p.event_id`;
 
 /**
