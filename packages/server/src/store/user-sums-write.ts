@@ -70,14 +70,13 @@ export async function planUserSums(tx: SqlExecutor, workspaceId: string, day: st
  * a whole-day delete stays in the first part. An empty plan is one empty part.
  *
  * @example
- * userSumsParts({ wholeDay: false, stale: ['gone', 'u1'], changed: [0, 1] }, 1) // users.ids: ['u1', 'u2']
+ * userSumsParts({ wholeDay: false, stale: ['gone', 'u1'], changed: [0, 1] }, { ids: ['u1', 'u2'], sums, digests }, 1)
  * // [{ wholeDay: false, stale: ['u1', 'gone'], changed: [0] }, { wholeDay: false, stale: [], changed: [1] }]
  */
 export function userSumsParts(plan: UserSumsPlan, users: DayUserSums, size: number): UserSumsPlan[] {
-  const stale = new Set(plan.wholeDay ? [] : plan.stale);
-  for (const i of plan.changed) stale.delete(users.ids[i] as string);
-  const gone = [...stale];
   const stored = new Set(plan.wholeDay ? [] : plan.stale);
+  const changedIds = new Set(plan.changed.map((i) => users.ids[i]));
+  const gone = [...stored].filter((id) => !changedIds.has(id));
   const parts: UserSumsPlan[] = [];
   for (let at = 0; at === 0 || at < Math.max(gone.length, plan.changed.length); at += size) {
     const changed = plan.changed.slice(at, at + size);
