@@ -5,8 +5,9 @@
  * single-event ingest the rescore's read was the embedded database's largest statement, 6.6 of
  * the pipeline's 15.3 s (docs/benchmarks.md, "Tenth session"). After each run, the next one waits in proportion to what that run held, so
  * rescores take at most {@link RESCORE_SHARE} of the database's time; the marks gathered meanwhile
- * share one recompute of each response. The wait is bounded, so a score trails its feedback by at
- * most a run and {@link MAX_RESCORE_PAUSE_MS}; a run holds at most {@link RESCORE_RUN_MS}.
+ * share one recompute of each response. The wait is bounded, so a score trails its feedback by a
+ * run and {@link MAX_RESCORE_PAUSE_MS} while a run reaches every mark; a run holds at most
+ * {@link RESCORE_RUN_MS}, and the marks it leaves go to the next runs.
  */
 
 /** How long a rescore waits for more batches to coalesce with. */
