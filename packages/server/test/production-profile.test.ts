@@ -95,6 +95,35 @@ describe.skipIf(!postgres?.available || !redisUp)('production profile: two API i
     expect(rows[0]?.n).toBe(200);
   });
 
+  it('keeps one of the same comment sent through two instances at once, the other marked its duplicate', async () => {
+    // Each instance flushes its own requests; the two flushes on the same response run at once,
+    // and only the response locks taken before the write (with a snapshot taken after them) let
+    // the later one see the earlier one's commit.
+    await first.app.inject({ method: 'POST', url: '/v1/responses', headers: first.auth, payload: { id: 'r-dup-race', query: 'q', answer: 'a' } });
+    // Both instances know the response already, so neither's flush waits for a lookup first.
+    for (const app of [first.app, second.app]) {
+      await app.inject({ method: 'POST', url: '/v1/feedback', headers: first.auth, payload: { responseId: 'r-dup-race', type: 'skip' } });
+    }
+    const pairs = Array.from({ length: 40 }, (_, i) => ({ userId: `dup-user-${i}`, comment: `the same words ${i}` }));
+    // Rounds, each its own race: one round's two flushes need not overlap.
+    for (let round = 0; round < 4; round++) {
+      const sends = pairs.flatMap((p, i) =>
+        [first.app, second.app].map((app, side) =>
+          app.inject({
+            method: 'POST',
+            url: '/v1/feedback',
+            headers: first.auth,
+            payload: { id: `dup-race-${round}-${i}-${side}`, responseId: 'r-dup-race', type: 'comment', userId: `${p.userId}-${round}`, payload: { comment: p.comment } },
+          }),
+        ),
+      );
+      const statuses = (await Promise.all(sends)).map((r) => r.json().status as string);
+      for (let i = 0; i < pairs.length; i++) expect([statuses[2 * i], statuses[2 * i + 1]].sort()).toEqual(['accepted', 'duplicate']);
+    }
+    const counted = await first.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM feedback_events WHERE response_id = 'r-dup-race' AND type = 'comment' AND duplicate_of IS NULL`);
+    expect(counted[0]?.n).toBe(4 * pairs.length);
+  });
+
   it('keeps one current vote when a user changes it through two instances at once', async () => {
     await first.app.inject({ method: 'POST', url: '/v1/responses', headers: first.auth, payload: { id: 'r-race', query: 'q', answer: 'a' } });
     const base = Date.now() - 60_000;

@@ -17,6 +17,18 @@ export const LOCK_CLASSES = {
 } as const;
 
 /**
+ * The lock buckets of these responses, ascending (the order every writer takes them in).
+ *
+ * @example
+ * responseLockBuckets([{ workspaceId: 'ws', responseId: 'r1' }]) // [417]
+ */
+export function responseLockBuckets(responses: Iterable<{ workspaceId: string; responseId: string }>): number[] {
+  const buckets = new Set<number>();
+  for (const r of responses) buckets.add(fnv1a(`${r.workspaceId}\u0000${r.responseId}`) % LOCK_BUCKETS);
+  return [...buckets].sort((a, b) => a - b);
+}
+
+/**
  * The statement taking the locks of these responses, or `undefined` when there are none.
  *
  * @example
@@ -27,10 +39,8 @@ export function responseLockStatement(
   lockClass: number,
   responses: Iterable<{ workspaceId: string; responseId: string }>,
 ): string | undefined {
-  const buckets = new Set<number>();
-  for (const r of responses) buckets.add(fnv1a(`${r.workspaceId}\u0000${r.responseId}`) % LOCK_BUCKETS);
-  if (buckets.size === 0) return undefined;
-  const sorted = [...buckets].sort((a, b) => a - b);
+  const sorted = responseLockBuckets(responses);
+  if (sorted.length === 0) return undefined;
   return `SELECT count(pg_advisory_xact_lock(${lockClass}, b)) FROM unnest(ARRAY[${sorted.join(',')}]::int[]) AS b`;
 }
 

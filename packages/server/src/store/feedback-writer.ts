@@ -17,7 +17,7 @@ import {
   type FeedbackEvent,
   type WorkspaceSettings,
 } from '@feedloop/core';
-import { LOCK_CLASSES, responseLockStatement } from '../db/response-locks.js';
+import { LOCK_CLASSES, responseLockBuckets } from '../db/response-locks.js';
 import type { SqlClient, SqlExecutor } from '../db/sql-client.js';
 import type { FeedbackEventRow } from './feedback-event-row.js';
 import { firstIndexOf } from './first-index.js';
@@ -61,7 +61,10 @@ interface ResponseFactsRow {
   answer: string | null;
 }
 
-/** An event as the flush writes it: the row's columns (`seq` is the database's), its times as ISO strings. */
+/**
+ * An event as the flush writes it: the row's columns (`seq` is the database's), its times as ISO
+ * strings. Its keys are the columns `feedloop_write_feedback` reads from the batch (migration 0052).
+ */
 type EventRow = Omit<FeedbackEventRow, 'workspace_id' | 'seq' | 'occurred_at' | 'received_at' | 'retracted_at' | 'retraction_reason'> & {
   ws: string;
   occurred_at: string;
@@ -69,9 +72,6 @@ type EventRow = Omit<FeedbackEventRow, 'workspace_id' | 'seq' | 'occurred_at' | 
   /** The workspace's dedup window; read by the INSERT, not stored. */
   window_ms: number;
 };
-
-const EVENT_COLUMNS =
-  'window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text, verified boolean, sample_weight real';
 
 const key = (ws: string, id: string): string => `${ws}\u0000${id}`;
 
@@ -210,9 +210,7 @@ export async function writeFeedbackBatch(
   });
 
   const rows = candidates.map((c) => c.row);
-  const lock = lockStatement(db, rows);
-  const stored =
-    rows.length === 0 ? new Map<string, boolean>() : await db.transaction((tx) => insertCandidates(tx, rows), lock ? { begin: lock } : {});
+  const stored = rows.length === 0 ? new Map<string, boolean>() : await insertCandidates(db, rows, batchDocument(rows));
   for (const c of candidates) {
     // Not returned: the id was stored before (a retry). Returned as duplicate: same content in the window.
     const accepted = stored.get(key(c.row.ws, c.row.id)) === false;
@@ -235,112 +233,34 @@ function reject(id: string, error: ErrorBody): FeedbackOutcome {
 }
 
 /**
- * Inserts the candidates in one statement and returns the keys stored, each with whether it
- * is a content duplicate. All of this happens inside the INSERT, so a flush costs one round trip
- * (plus the lock and the commit):
- * - each id is claimed in the key table `feedback_event_ids` (ON CONFLICT DO NOTHING) with the
- *   event's seq: an id stored before is a retry, and its event is not written again (the log
- *   itself has no unique key, nor an index by id: see migration 0005);
- * - a content duplicate of a stored event inside its window gets `duplicate_of` (a probe of
- *   `feedback_fingerprints`, which holds only the open windows; duplicates inside the batch were
- *   marked before, see {@link markBatchDuplicates}); each new counted event leaves its
- *   fingerprint there, to expire with its window;
- * - a vote outranked by the voter's current vote in its slot gets `superseded_by`; current votes
- *   live in `feedback_current_votes`, one row a voter and slot, so the lookup touches one narrow
- *   table, not every partition of the log;
- * - a current vote a new vote outranks is marked replaced by it in the log (a data-modifying CTE,
- *   to its row by seq and received_at), and the new vote takes its place as current;
- *   a vote outranks another when it is verified and the other is not, or both are alike and it
- *   is newer (see {@link OUTRANKS}): an unverified (public-key) vote never replaces a verified one;
- * - each new event is put in the pipeline's outbox (`pipeline_pending`), so the pipeline finds it
- *   even if the queue never hears of it.
- * Each statement sees a snapshot taken after the lock, so concurrent writers on the same
- * responses are seen.
+ * The batch as {@link insertCandidates} reads it: duplicates and replaced votes within the batch
+ * marked, ordered by key (the order in which the INSERT takes index entries), as JSON.
  */
-async function insertCandidates(tx: SqlExecutor, rows: EventRow[]): Promise<Map<string, boolean>> {
+function batchDocument(rows: EventRow[]): string {
   markBatchDuplicates(rows);
   markVotesInBatch(rows);
   rows.sort((a, b) => (a.ws === b.ws ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.ws < b.ws ? -1 : 1));
-  // c: a row of feedback_current_votes (the current vote of its voter and slot); n: a new event.
-  const sameSlot = (ws: string): string =>
-    `c.workspace_id = n.${ws} AND c.response_id = n.response_id AND c.voter = n.voter AND c.vote_slot = n.vote_slot AND c.event_id <> n.id`;
-  const stored = await tx.query<{ ws: string; id: string; duplicate: boolean }>(
-    `WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1::json) AS x(${EVENT_COLUMNS})),
-     ids AS (
-       INSERT INTO feedback_event_ids (workspace_id, id, received_at, seq)
-       SELECT n.ws, n.id, n.received_at, nextval('feedback_events_seq') FROM n ORDER BY n.ws, n.id
-       ON CONFLICT (workspace_id, id) DO NOTHING
-       RETURNING workspace_id, id, seq),
-     ins AS (
-       INSERT INTO feedback_events (seq, workspace_id, id, response_id, type, source, user_id, session_id, target_id, payload, metadata,
-                                    edit_distance, occurred_at, received_at, content_hash, voter, vote_slot, duplicate_of, superseded_by, verified, sample_weight)
-       SELECT ids.seq, n.ws, n.id, n.response_id, n.type, n.source, n.user_id, n.session_id, n.target_id, n.payload, n.metadata,
-              n.edit_distance, n.occurred_at, n.received_at, n.content_hash, n.voter, n.vote_slot, d.dup,
-              COALESCE(n.superseded_by, CASE WHEN d.dup IS NULL THEN v.newer END), n.verified, n.sample_weight
-         FROM n
-         JOIN ids ON ids.workspace_id = n.ws AND ids.id = n.id
-         CROSS JOIN LATERAL (
-           SELECT COALESCE(n.duplicate_of, (
-             SELECT f.event_id FROM feedback_fingerprints f
-              WHERE n.content_hash IS NOT NULL AND f.workspace_id = n.ws AND f.content_hash = n.content_hash AND f.event_id <> n.id
-                AND f.occurred_at BETWEEN n.occurred_at - n.window_ms * interval '1 millisecond'
-                                      AND n.occurred_at + n.window_ms * interval '1 millisecond'
-              LIMIT 1)) AS dup ${PROBE}) AS d
-         CROSS JOIN LATERAL (
-           SELECT max(c.event_id) AS newer FROM (SELECT c.event_id FROM feedback_current_votes c
-            WHERE n.vote_slot IS NOT NULL AND n.superseded_by IS NULL AND ${sameSlot('ws')} AND ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS v
-        ORDER BY n.ws, n.id
-       RETURNING seq, workspace_id, id, response_id, voter, vote_slot, occurred_at, received_at, content_hash, duplicate_of, superseded_by, verified),
-     current AS (SELECT * FROM ins WHERE vote_slot IS NOT NULL AND duplicate_of IS NULL AND superseded_by IS NULL),
-     replaced AS (
-       UPDATE feedback_events AS f SET superseded_by = older.by
-         FROM (SELECT c.workspace_id AS ws, c.seq, c.received_at, n.id AS by
-                 FROM current AS n
-                 CROSS JOIN LATERAL (SELECT c.workspace_id, c.seq, c.received_at FROM feedback_current_votes AS c
-                                      WHERE ${sameSlot('workspace_id')} AND NOT ${OUTRANKS('c', 'n')} ${PROBE}) AS c) AS older
-        WHERE f.workspace_id = older.ws AND f.seq = older.seq AND f.received_at = older.received_at
-       RETURNING f.id),
-     votes AS (
-       INSERT INTO feedback_current_votes AS c (workspace_id, response_id, voter, vote_slot, event_id, occurred_at, verified, received_at, seq)
-       SELECT workspace_id, response_id, voter, vote_slot, id, occurred_at, verified, received_at, seq FROM current
-        ORDER BY workspace_id, response_id, voter, vote_slot
-       ON CONFLICT (workspace_id, response_id, voter, vote_slot) DO UPDATE
-          SET event_id = excluded.event_id, occurred_at = excluded.occurred_at, verified = excluded.verified,
-              received_at = excluded.received_at, seq = excluded.seq
-       RETURNING 1),
-     fingerprints AS (
-       INSERT INTO feedback_fingerprints (workspace_id, content_hash, occurred_at, event_id, expires_at)
-       SELECT i.workspace_id, i.content_hash, i.occurred_at, i.id, i.received_at + n.window_ms * interval '1 millisecond'
-         FROM ins i JOIN n ON n.ws = i.workspace_id AND n.id = i.id
-        WHERE i.content_hash IS NOT NULL AND i.duplicate_of IS NULL
-       RETURNING 1),
-     pending AS (INSERT INTO pipeline_pending (workspace_id, event_id) SELECT workspace_id, id FROM ins RETURNING 1)
-     SELECT workspace_id AS ws, id, duplicate_of IS NOT NULL AS duplicate FROM ins`,
-    [JSON.stringify(rows)],
-    { prepare: true },
-  );
-  return new Map(stored.map((r) => [key(r.ws, r.id), r.duplicate]));
+  return JSON.stringify(rows);
 }
 
 /**
- * SQL: vote `a` outranks vote `b` of the same voter and slot, so `b` is not current while `a`
- * is. A verified vote (secret key) outranks an unverified one (public key) whatever their times;
- * between votes alike the newer wins. Its negation is "`b` replaces `a`" (ties go to the newer
- * arrival, as before).
+ * Writes the batch (a {@link batchDocument}) in one statement, `feedloop_write_feedback` (migration
+ * 0052, which says what it checks and writes), and returns the keys stored, each with whether it
+ * is a content duplicate. On Postgres the function first takes the locks of the batch's response
+ * buckets, which serialize concurrent writers (other API processes) on the same responses so that
+ * the duplicate and vote checks see each other's commits; both checks are scoped by response, so
+ * one lock per bucket covers them. One autocommit statement: a flush is one round trip, and the
+ * locks are released when it commits, not when this process gets round to sending `COMMIT`.
+ * PGlite has one connection and one writer: no locks.
  */
-const OUTRANKS = (a: string, b: string): string =>
-  `((${a}.verified AND NOT ${b}.verified) OR (${a}.verified = ${b}.verified AND ${a}.occurred_at > ${b}.occurred_at))`;
-
-/**
- * The statement that serializes concurrent writers (other API processes) on the same responses,
- * so that the duplicate and vote checks of the INSERT see each other's commits. Both checks are
- * scoped by response, so one lock per response bucket covers them. PGlite has one connection
- * and one writer: no locks.
- */
-function lockStatement(db: SqlClient, rows: EventRow[]): string | undefined {
-  if (db.dialect !== 'postgres') return undefined;
-  const locked = rows.filter((r) => r.content_hash || r.vote_slot).map((r) => ({ workspaceId: r.ws, responseId: r.response_id }));
-  return responseLockStatement(LOCK_CLASSES.ingest, locked);
+async function insertCandidates(db: SqlClient, rows: EventRow[], batch: string): Promise<Map<string, boolean>> {
+  const locked = db.dialect === 'postgres' ? rows.filter((r) => r.content_hash || r.vote_slot).map((r) => ({ workspaceId: r.ws, responseId: r.response_id })) : [];
+  const stored = await db.query<{ ws: string; id: string; duplicate: boolean }>(
+    'SELECT ws, id, duplicate FROM feedloop_write_feedback($1::json, $2::integer, $3::integer[])',
+    [batch, LOCK_CLASSES.ingest, responseLockBuckets(locked)],
+    { prepare: true },
+  );
+  return new Map(stored.map((r) => [key(r.ws, r.id), r.duplicate]));
 }
 
 /**
@@ -361,7 +281,7 @@ function markBatchDuplicates(rows: EventRow[]): void {
 
 /**
  * Within the batch, only each voter's highest-ranked vote per slot stays current (verified over
- * unverified, then the newest, as {@link OUTRANKS}); the others are marked replaced by it. The
+ * unverified, then the newest, as `feedloop_write_feedback` ranks them); the others are marked replaced by it. The
  * current ones then meet the stored votes inside the INSERT.
  */
 function markVotesInBatch(rows: EventRow[]): void {
