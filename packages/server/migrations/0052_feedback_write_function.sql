@@ -27,7 +27,12 @@
 -- Returns the keys stored (a retry's is not), each with whether it is a content duplicate.
 CREATE FUNCTION feedloop_write_feedback(batch json, lock_class integer, lock_buckets integer[])
   RETURNS TABLE (ws text, id text, duplicate boolean)
-  LANGUAGE plpgsql VOLATILE AS $fn$
+  LANGUAGE plpgsql VOLATILE
+  -- One plan for every call: json_to_recordset is guessed at 100 rows whatever the batch, so a
+  -- plan made for a call's own values is the same plan, made again (a flush of 22 events took
+  -- 5.1 ms with a plan a call, 3.9 ms with the cached one).
+  SET plan_cache_mode = force_generic_plan
+  AS $fn$
 #variable_conflict use_column
 BEGIN
   PERFORM pg_advisory_xact_lock(lock_class, b) FROM unnest(lock_buckets) AS b;
