@@ -12,14 +12,12 @@ import { openDatabase } from './db/open-database.js';
 import type { SqlClient } from './db/sql-client.js';
 import { FeedloopError } from './errors.js';
 import { createLogger } from './log.js';
-import { startServer, startWorker } from './server.js';
 import { KEY_KINDS, createApiKey, listApiKeys, reviewerNameProblem, revokeApiKey, type KeyKind } from './store/api-keys.js';
 import { createWorkspace, findWorkspaceByLabel, listWorkspaces } from './store/workspaces.js';
 import type { ApiTarget } from './cli/api-client.js';
 import { describeImport, importFile, isImportSource } from './cli/import-command.js';
 import { openExport, parseDestination, writeExport } from './cli/export-command.js';
 import { formatBytes } from './cli/progress.js';
-import { runDemo } from './cli/demo-command.js';
 import { seedRunningServer } from './cli/demo-remote.js';
 import { findRunningServer, reachableUrl, runningServerCredential } from './cli/find-server.js';
 import { createKeyThroughServer } from './cli/admin-client.js';
@@ -136,13 +134,28 @@ function filterQuery(filters: readonly string[]): string {
 
 async function worker(config: Config): Promise<void> {
   const log = createLogger(config);
+  const { startWorker } = await import('./server.js');
   const running = await startWorker(config);
   log.info({ concurrency: config.workerConcurrency, processConcurrency: config.processConcurrency, stream: config.natsUrl ? 'nats' : 'none' }, 'feedloop worker running');
   stopOnSignals(log, () => running.close(), config.shutdownTimeoutMs);
 }
 
+/**
+ * The server's modules (Fastify, the routes, the pipeline: ~0.3 s to load) are loaded while the
+ * database opens: PGlite compiles and starts in its own thread, so the two overlap on a machine's
+ * two cores, and `npm start` answers `/readyz` that much sooner (docs/benchmarks.md, "Fourteenth
+ * session").
+ */
 async function start(config: Config, apiOnly: boolean): Promise<void> {
-  const server = await startServer(config, { worker: !apiOnly });
+  const opening = openDatabase(config);
+  // Handled below, by the await; until then a failure (the folder locked) must not count as unhandled.
+  opening.catch(() => undefined);
+  const { startServer } = await import('./server.js');
+  const db = await opening;
+  const server = await startServer(config, { worker: !apiOnly, db }).catch(async (err: unknown) => {
+    await db.close();
+    throw err;
+  });
   const log = server.app.log;
   const applied = server.migrations.applied.map((m) => `${m.version}_${m.name}`);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
@@ -301,6 +314,7 @@ async function run(argv: string[], out: Out): Promise<void> {
           report,
         );
       }
+      const { runDemo } = await import('./cli/demo-command.js');
       const { report, server } = await runDemo(config, { seedOnly: values['seed-only'] === true, scale, log });
       out(
         `${report.seeded ? `Seeded the demo workspace (${report.responses} responses, ${report.events} events) in ${report.seconds} s.` : 'The demo workspace exists already; its data is left as it is.'}\n` +
