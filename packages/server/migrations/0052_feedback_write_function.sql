@@ -22,17 +22,25 @@
 --   takes its place as current. A vote outranks another when it is verified and the other is not,
 --   or both are alike and it is newer: an unverified (public-key) vote never replaces a verified one;
 -- - each new event is put in the pipeline's outbox (`pipeline_pending`).
+-- - an event whose user's consent ingest did not read (`consent_unread`, ingest/privacy-screen.ts)
+--   is held back, nothing of it stored, when its user has a consent row: ingest then reads that
+--   consent and submits it again. An opt-out committed before this statement's snapshot is seen.
 -- Lookups are LATERAL index probes fenced with OFFSET 0: json_to_recordset is always guessed at
 -- 100 rows, and plain joins scanned whole indexes.
--- Returns the keys stored (a retry's is not), each with whether it is a content duplicate.
+-- Returns the keys stored (a retry's is not), each with whether it is a content duplicate, and the
+-- keys held back (`held`).
 CREATE FUNCTION feedloop_write_feedback(batch json, lock_class integer, lock_buckets integer[])
-  RETURNS TABLE (ws text, id text, duplicate boolean)
+  RETURNS TABLE (ws text, id text, duplicate boolean, held boolean)
   LANGUAGE plpgsql VOLATILE AS $fn$
 #variable_conflict use_column
 BEGIN
   PERFORM pg_advisory_xact_lock(lock_class, b) FROM unnest(lock_buckets) AS b;
   RETURN QUERY
-    WITH n AS MATERIALIZED (SELECT * FROM json_to_recordset($1) AS x(window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text, verified boolean, sample_weight real)),
+    WITH b AS MATERIALIZED (
+           SELECT x.*, COALESCE(x.consent_unread, false)
+                       AND EXISTS (SELECT 1 FROM user_consent c WHERE c.workspace_id = x.ws AND c.user_id = x.user_id) AS held
+             FROM json_to_recordset($1) AS x(window_ms double precision, ws text, id text, response_id text, type text, source text, user_id text, session_id text, target_id text, payload jsonb, metadata jsonb, edit_distance smallint, occurred_at timestamptz, received_at timestamptz, content_hash text, voter text, vote_slot text, duplicate_of text, superseded_by text, verified boolean, sample_weight real, consent_unread boolean)),
+         n AS NOT MATERIALIZED (SELECT * FROM b WHERE NOT b.held),
          ids AS (
            INSERT INTO feedback_event_ids (workspace_id, id, received_at, seq)
            SELECT n.ws, n.id, n.received_at, nextval('feedback_events_seq') FROM n ORDER BY n.ws, n.id
@@ -82,7 +90,9 @@ BEGIN
             WHERE i.content_hash IS NOT NULL AND i.duplicate_of IS NULL
            RETURNING 1),
          pending AS (INSERT INTO pipeline_pending (workspace_id, event_id) SELECT workspace_id, id FROM ins RETURNING 1)
-         SELECT workspace_id AS ws, id, duplicate_of IS NOT NULL AS duplicate FROM ins;
+         SELECT workspace_id AS ws, id, duplicate_of IS NOT NULL AS duplicate, false AS held FROM ins
+         UNION ALL
+         SELECT b.ws, b.id, false, true FROM b WHERE b.held;
 END
 $fn$;
 

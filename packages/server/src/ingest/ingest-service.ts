@@ -14,7 +14,7 @@ import type { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { AnswerCache } from './answer-cache.js';
 import { DiffPool, type DiffPoolOptions } from './diff-pool.js';
 import { computeEditDistances } from './edit-distances.js';
-import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission } from '../store/feedback-writer.js';
+import { writeFeedbackBatch, type FeedbackOutcome, type FeedbackSubmission, type WriterOutcome } from '../store/feedback-writer.js';
 import { GroupCommitter } from './group-commit.js';
 import { ConsentReader } from './consent-reader.js';
 import { screenFeedback } from './privacy-screen.js';
@@ -45,7 +45,7 @@ const OVERLAP_SHARE = 0.5;
  * const [outcome] = await ingest.submitFeedback(auth, [event]); // after commit
  */
 export class IngestService {
-  readonly #feedback: GroupCommitter<FeedbackSubmission, FeedbackOutcome>;
+  readonly #feedback: GroupCommitter<FeedbackSubmission, WriterOutcome>;
   readonly #responses: GroupCommitter<ResponseSubmission, ResponseOutcome>;
   readonly #traces: GroupCommitter<TraceSubmission, TraceOutcome>;
   readonly #db: SqlClient;
@@ -88,7 +88,7 @@ export class IngestService {
         const keys: EventKey[] = [];
         outcomes.forEach((o, i) => {
           const item = items[i];
-          if (o.status !== 'rejected' && item) keys.push([item.workspaceId, o.id]);
+          if ((o.status === 'accepted' || o.status === 'duplicate') && item) keys.push([item.workspaceId, o.id]);
         });
         onCommitted(keys);
         return outcomes;
@@ -97,7 +97,7 @@ export class IngestService {
         maxBatch: MAX_COMMIT_BATCH,
         concurrency,
         overlapShare: OVERLAP_SHARE,
-        ...isolateFailures<FeedbackSubmission, FeedbackOutcome>((item, error) => ({ id: item.event.id, status: 'rejected', error })),
+        ...isolateFailures<FeedbackSubmission, WriterOutcome>((item, error) => ({ id: item.event.id, status: 'rejected', error })),
       },
     );
     this.#responses = new GroupCommitter(
@@ -210,13 +210,23 @@ export class IngestService {
     );
   }
 
-  /** {@link submitFeedback} after score resolution: consent, privacy, edit distances, the writer. */
-  private async submitResolved(auth: AuthContext, events: FeedbackEvent[], trust: { verified?: boolean; client?: string }): Promise<FeedbackOutcome[]> {
+  /**
+   * {@link submitFeedback} after score resolution: consent, privacy, edit distances, the writer.
+   * `readConsent`: screen with a read of the users' consent, never leaving it to the write (the
+   * second pass of events the write held back for consent).
+   */
+  private async submitResolved(
+    auth: AuthContext,
+    events: FeedbackEvent[],
+    trust: { verified?: boolean; client?: string },
+    readConsent = false,
+  ): Promise<FeedbackOutcome[]> {
     if (events.length === 0) return [];
+    const withIds = events.map((event) => ({ ...event, id: event.id ?? uuidv7() }));
     // Consent, sampling and redaction (privacy-screen.ts): refused and sampled-out events are
     // answered here and never reach the writer.
     // Tracked like the diffs below, so a drain waits for a request still being screened.
-    const screening = screenFeedback(this.#consent, auth.workspaceId, auth.settings, events.map((event) => ({ ...event, id: event.id ?? uuidv7() })));
+    const screening = screenFeedback(this.#consent, auth.workspaceId, auth.settings, withIds, { read: readConsent });
     const screeningSettled = screening.then(
       () => undefined,
       () => undefined,
@@ -235,13 +245,24 @@ export class IngestService {
               verified: trust.verified ?? auth.kind === 'secret',
               sampleWeight: s.sampleWeight,
               ...(trust.client ? { client: trust.client } : {}),
+              ...(s.consentUnread ? { consentUnread: true } : {}),
             },
           ],
     );
     const written = await this.writeFeedback(auth.workspaceId, submissions);
+    // Held back by the write: their users have stated consent, which the screen did not read.
+    // Read now, and submitted again; the workspace reads first for a while (consent-reader.ts).
+    const writes = withIds.filter((_, i) => screened[i]?.kind === 'write');
+    const heldEvents = writes.filter((_, j) => written[j]?.status === 'consent_held');
+    if (heldEvents.length > 0) this.#consent.noteStated(auth.workspaceId);
+    const again = await this.submitResolved(auth, heldEvents, trust, true);
+    let nextAgain = 0;
     let next = 0;
     return screened.map((s): FeedbackOutcome => {
-      if (s.kind === 'write') return written[next++] as FeedbackOutcome;
+      if (s.kind === 'write') {
+        const outcome = written[next++] as WriterOutcome;
+        return outcome.status === 'consent_held' ? (again[nextAgain++] as FeedbackOutcome) : outcome;
+      }
       if (s.kind === 'sampled') {
         this.metrics.feedbackEvents.inc({ status: 'sampled', code: '' });
         return { id: s.id, status: 'sampled' };
@@ -251,7 +272,7 @@ export class IngestService {
   }
 
   /** Computes edit distances, then writes through the group committer. */
-  private async writeFeedback(workspaceId: string, submissions: FeedbackSubmission[]): Promise<FeedbackOutcome[]> {
+  private async writeFeedback(workspaceId: string, submissions: FeedbackSubmission[]): Promise<WriterOutcome[]> {
     if (submissions.length === 0) return [];
     // Diffs run here, before the group commit (big ones in worker threads): the flush only writes.
     const prepared = computeEditDistances(this.#db, this.#diffs, workspaceId, submissions, this.#answers);
@@ -273,7 +294,7 @@ export class IngestService {
         },
       ),
     );
-    for (const o of outcomes) if (o.status !== 'rejected') this.metrics.feedbackEvents.inc({ status: o.status, code: '' });
+    for (const o of outcomes) if (o.status === 'accepted' || o.status === 'duplicate') this.metrics.feedbackEvents.inc({ status: o.status, code: '' });
     return outcomes;
   }
 

@@ -10,15 +10,22 @@ import { NO_CONSENT, consentDecision, redactValue, sampleDecision, sourceOfType,
 import type { ConsentReader } from './consent-reader.js';
 import { patternMatchers } from './redaction-patterns.js';
 
-/** An event to write (with its sample weight), or its answer already decided. */
+/**
+ * An event to write (with its sample weight; `consentUnread`: its user's consent was not read, so
+ * the write must hold it back if the user has stated any), or its answer already decided.
+ */
 export type Screened =
-  | { kind: 'write'; event: FeedbackEvent & { id: string }; sampleWeight: number | null }
+  | { kind: 'write'; event: FeedbackEvent & { id: string }; sampleWeight: number | null; consentUnread: boolean }
   | { kind: 'rejected'; id: string; message: string }
   | { kind: 'sampled'; id: string };
 
 /**
  * Screens a request's events (ids already assigned) for consent, sampling and redaction: one
- * read of the stated consent of the users the events name (shared with concurrent requests).
+ * read of the stated consent of the users the events name (shared with concurrent requests), or,
+ * where the reader allows it ({@link ConsentReader.mayDefer}; never with `options.read`), none:
+ * the events are screened as if their users had stated nothing and go to the write marked
+ * `consentUnread`. Only the users of events that "nothing stated" would refuse (a workspace that
+ * requires consent to implicit signals) are read then, since they may have consented.
  *
  * @example
  * const screened = await screenFeedback(new ConsentReader(db), ws, settings, events);
@@ -28,9 +35,14 @@ export async function screenFeedback(
   workspaceId: string,
   settings: WorkspaceSettings,
   events: ReadonlyArray<FeedbackEvent & { id: string }>,
+  options: { read?: boolean } = {},
 ): Promise<Screened[]> {
   const users = [...new Set(events.flatMap((e) => (e.userId === undefined ? [] : [e.userId])))];
-  const consents = await consent.read(workspaceId, users);
+  const deferred = options.read !== true && users.length > 0 && consent.mayDefer(workspaceId, users.length);
+  const read = deferred
+    ? new Set(events.flatMap((e) => (e.userId !== undefined && !consentDecision(settings.implicitConsent, NO_CONSENT, e.type, e.userId).allowed ? [e.userId] : [])))
+    : new Set(users);
+  const consents = await consent.read(workspaceId, [...read]);
   const custom = settings.redactPii ? patternMatchers(settings.redactionPatterns) : [];
   return events.map((event): Screened => {
     const consent = event.userId === undefined ? NO_CONSENT : (consents.get(event.userId) ?? NO_CONSENT);
@@ -49,6 +61,6 @@ export async function screenFeedback(
           ...(event.metadata === undefined ? {} : { metadata: redactValue(event.metadata, custom) }),
         } as FeedbackEvent & { id: string })
       : event;
-    return { kind: 'write', event: redacted, sampleWeight };
+    return { kind: 'write', event: redacted, sampleWeight, consentUnread: event.userId !== undefined && !read.has(event.userId) };
   });
 }

@@ -45,6 +45,11 @@ export interface FeedbackSubmission {
   sampleWeight?: number | null;
   /** An anonymous event's client hash (Phase 4.1 route: IP and user agent), its dedup identity. */
   client?: string;
+  /**
+   * Its user's consent was not read before (ingest/privacy-screen.ts): the write holds the event
+   * back, storing nothing of it, when the user has a consent row (outcome `consent_held`).
+   */
+  consentUnread?: boolean;
 }
 
 /** What became of one event. */
@@ -53,6 +58,12 @@ export type FeedbackOutcome =
   /** Left out of the workspace's implicit-signal sample: acknowledged, not stored (privacy-screen.ts). */
   | { id: string; status: 'sampled' }
   | { id: string; status: 'rejected'; error: ErrorBody };
+
+/**
+ * What the writer made of one submission: its outcome, or held back (nothing stored) because its
+ * consent was not read and its user has stated some: the caller reads it and submits it again.
+ */
+export type WriterOutcome = FeedbackOutcome | { id: string; status: 'consent_held' };
 
 interface ResponseFactsRow {
   ws: string;
@@ -71,6 +82,8 @@ type EventRow = Omit<FeedbackEventRow, 'workspace_id' | 'seq' | 'occurred_at' | 
   received_at: string;
   /** The workspace's dedup window; read by the INSERT, not stored. */
   window_ms: number;
+  /** {@link FeedbackSubmission.consentUnread}; not stored. */
+  consent_unread: boolean;
 };
 
 const key = (ws: string, id: string): string => `${ws}\u0000${id}`;
@@ -149,9 +162,9 @@ export async function writeFeedbackBatch(
   db: SqlClient,
   items: FeedbackSubmission[],
   options: { now?: Date; cache?: ResponseFactsCache } = {},
-): Promise<FeedbackOutcome[]> {
+): Promise<WriterOutcome[]> {
   const now = options.now ?? new Date();
-  const outcomes: (FeedbackOutcome | undefined)[] = new Array(items.length);
+  const outcomes: (WriterOutcome | undefined)[] = new Array(items.length);
   const first = firstIndexOf(items.map((s) => key(s.workspaceId, s.event.id)));
   const responses = await loadResponses(db, items, options.cache);
   const candidates: Array<{ index: number; row: EventRow }> = [];
@@ -205,21 +218,23 @@ export async function writeFeedbackBatch(
         verified: item.verified,
         sample_weight: item.sampleWeight ?? null,
         window_ms: item.settings.dedupWindowSeconds * 1000,
+        consent_unread: item.consentUnread === true,
       },
     });
   });
 
   const rows = candidates.map((c) => c.row);
-  const stored = rows.length === 0 ? new Map<string, boolean>() : await insertCandidates(db, rows, batchDocument(rows));
+  const stored = rows.length === 0 ? new Map<string, Written>() : await insertCandidates(db, rows, batchDocument(rows));
   for (const c of candidates) {
     // Not returned: the id was stored before (a retry). Returned as duplicate: same content in the window.
-    const accepted = stored.get(key(c.row.ws, c.row.id)) === false;
-    outcomes[c.index] = { id: c.row.id, status: accepted ? 'accepted' : 'duplicate' };
+    const written = stored.get(key(c.row.ws, c.row.id)) ?? 'duplicate';
+    outcomes[c.index] = { id: c.row.id, status: written === 'held' ? 'consent_held' : written };
   }
   return items.map((item, i) => {
-    const primary = outcomes[first[i] ?? i] as FeedbackOutcome;
+    const primary = outcomes[first[i] ?? i] as WriterOutcome;
     if (first[i] === i) return primary;
-    return primary.status === 'rejected' ? primary : { id: item.event.id, status: 'duplicate' };
+    // A repeat of a held event in the same batch is held with it: both are submitted again.
+    return primary.status === 'rejected' || primary.status === 'consent_held' ? { ...primary, id: item.event.id } : { id: item.event.id, status: 'duplicate' };
   });
 }
 
@@ -246,22 +261,25 @@ function batchDocument(rows: EventRow[]): string {
 /**
  * Writes the batch (a {@link batchDocument}) in one statement, `feedloop_write_feedback` (migration
  * 0052, which says what it checks and writes), and returns the keys stored, each with whether it
- * is a content duplicate. On Postgres the function first takes the locks of the batch's response
+ * is a content duplicate, and the keys held back for their users' consent. On Postgres the function first takes the locks of the batch's response
  * buckets, which serialize concurrent writers (other API processes) on the same responses so that
  * the duplicate and vote checks see each other's commits; both checks are scoped by response, so
  * one lock per bucket covers them. One autocommit statement: a flush is one round trip, and the
  * locks are released when it commits, not when this process gets round to sending `COMMIT`.
  * PGlite has one connection and one writer: no locks.
  */
-async function insertCandidates(db: SqlClient, rows: EventRow[], batch: string): Promise<Map<string, boolean>> {
+async function insertCandidates(db: SqlClient, rows: EventRow[], batch: string): Promise<Map<string, Written>> {
   const locked = db.dialect === 'postgres' ? rows.filter((r) => r.content_hash || r.vote_slot).map((r) => ({ workspaceId: r.ws, responseId: r.response_id })) : [];
-  const stored = await db.query<{ ws: string; id: string; duplicate: boolean }>(
-    'SELECT ws, id, duplicate FROM feedloop_write_feedback($1::json, $2::integer, $3::integer[])',
+  const stored = await db.query<{ ws: string; id: string; duplicate: boolean; held: boolean }>(
+    'SELECT ws, id, duplicate, held FROM feedloop_write_feedback($1::json, $2::integer, $3::integer[])',
     [batch, LOCK_CLASSES.ingest, responseLockBuckets(locked)],
     { prepare: true },
   );
-  return new Map(stored.map((r) => [key(r.ws, r.id), r.duplicate]));
+  return new Map(stored.map((r) => [key(r.ws, r.id), r.held ? 'held' : r.duplicate ? 'duplicate' : 'accepted']));
 }
+
+/** What the write did with a key it returned (a key it did not return was a retry's). */
+type Written = 'accepted' | 'duplicate' | 'held';
 
 /**
  * Marks events equal in content to an earlier event of the same batch within the window; the
