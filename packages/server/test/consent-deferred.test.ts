@@ -47,15 +47,17 @@ for (const backend of BACKENDS) {
       const events = [
         { id: 's1', responseId: 'd-r1', type: 'thumbs_up', userId: 'su1', payload: {} },
         { id: 's2', responseId: 'd-r1', type: 'implicit_accept', userId: 'su2', payload: {} },
+        { id: 's3', responseId: 'd-r1', type: 'thumbs_up', source: 'judge', metadata: { evaluatorId: 'e1' }, userId: 'su3', payload: {} },
       ] as Array<FeedbackEvent & { id: string }>;
       const screened = await screenFeedback(new ConsentReader(counting), t.workspaceId, settings, events);
-      // su2's implicit signal needs a stated opt-in: su2 is read (no row: refused); su1 is not read.
+      // su2's implicit signal needs a stated opt-in: su2 is read (no row: refused). A judge's event
+      // is read too (its votes are its evaluator's, across users). su1 is not read.
       expect(statements).toBe(1);
-      expect(screened.map((s) => (s.kind === 'write' ? `write unread=${s.consentUnread}` : s.kind))).toEqual(['write unread=true', 'rejected']);
+      expect(screened.map((s) => (s.kind === 'write' ? `write unread=${s.consentUnread}` : s.kind))).toEqual(['write unread=true', 'rejected', 'write unread=false']);
       statements = 0;
       const read = await screenFeedback(new ConsentReader(counting), t.workspaceId, settings, events, { read: true });
       expect(statements).toBe(1);
-      expect(read.map((s) => (s.kind === 'write' ? `write unread=${s.consentUnread}` : s.kind))).toEqual(['write unread=false', 'rejected']);
+      expect(read.map((s) => (s.kind === 'write' ? `write unread=${s.consentUnread}` : s.kind))).toEqual(['write unread=false', 'rejected', 'write unread=false']);
     });
 
     it('stops the events of a user who opted out before, though no read came before the write; the others of the batch are stored', async () => {

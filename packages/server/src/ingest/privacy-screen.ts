@@ -6,7 +6,7 @@
  *   `sampled` and not stored; a kept one carries the weight 1 / rate;
  * - redaction: with `redactPii`, the strings of the event's payload and metadata are redacted.
  */
-import { NO_CONSENT, consentDecision, redactValue, sampleDecision, sourceOfType, type FeedbackEvent, type WorkspaceSettings } from '@feedloop/core';
+import { NO_CONSENT, consentDecision, redactValue, sampleDecision, sourceOfEvent, sourceOfType, type FeedbackEvent, type WorkspaceSettings } from '@feedloop/core';
 import type { ConsentReader } from './consent-reader.js';
 import { patternMatchers } from './redaction-patterns.js';
 
@@ -20,12 +20,22 @@ export type Screened =
   | { kind: 'sampled'; id: string };
 
 /**
+ * Whether an event's user must be read even where the check may be left to the write: "nothing
+ * stated" would refuse it (the user may have opted in), or it is a judge's, whose votes and
+ * duplicates are its evaluator's across users, so one held back could leave another event of the
+ * same flush marked against it.
+ */
+function mustRead(settings: WorkspaceSettings, event: FeedbackEvent): boolean {
+  return sourceOfEvent(event) === 'judge' || !consentDecision(settings.implicitConsent, NO_CONSENT, event.type, event.userId).allowed;
+}
+
+/**
  * Screens a request's events (ids already assigned) for consent, sampling and redaction: one
  * read of the stated consent of the users the events name (shared with concurrent requests), or,
  * where the reader allows it ({@link ConsentReader.mayDefer}; never with `options.read`), none:
  * the events are screened as if their users had stated nothing and go to the write marked
  * `consentUnread`. Only the users of events that "nothing stated" would refuse (a workspace that
- * requires consent to implicit signals) are read then, since they may have consented.
+ * requires consent to implicit signals), and of judges' events, are read then.
  *
  * @example
  * const screened = await screenFeedback(new ConsentReader(db), ws, settings, events);
@@ -39,9 +49,7 @@ export async function screenFeedback(
 ): Promise<Screened[]> {
   const users = [...new Set(events.flatMap((e) => (e.userId === undefined ? [] : [e.userId])))];
   const deferred = options.read !== true && users.length > 0 && consent.mayDefer(workspaceId, users.length);
-  const read = deferred
-    ? new Set(events.flatMap((e) => (e.userId !== undefined && !consentDecision(settings.implicitConsent, NO_CONSENT, e.type, e.userId).allowed ? [e.userId] : [])))
-    : new Set(users);
+  const read = deferred ? new Set(events.flatMap((e) => (e.userId !== undefined && mustRead(settings, e) ? [e.userId] : []))) : new Set(users);
   const consents = await consent.read(workspaceId, [...read]);
   const custom = settings.redactPii ? patternMatchers(settings.redactionPatterns) : [];
   return events.map((event): Screened => {
