@@ -233,8 +233,8 @@ export async function writeFeedbackBatch(
   return items.map((item, i) => {
     const primary = outcomes[first[i] ?? i] as WriterOutcome;
     if (first[i] === i) return primary;
-    // A repeat of a held event in the same batch is held with it: both are submitted again.
-    return primary.status === 'rejected' || primary.status === 'consent_held' ? { ...primary, id: item.event.id } : { id: item.event.id, status: 'duplicate' };
+    // A repeat (same id) shares a rejection or a hold with its first: both are submitted again.
+    return primary.status === 'rejected' || primary.status === 'consent_held' ? primary : { id: item.event.id, status: 'duplicate' };
   });
 }
 
