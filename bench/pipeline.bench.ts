@@ -219,7 +219,9 @@ export async function runPipelineBench(): Promise<BenchResult[]> {
     await waitFor('the pipeline', async () => (await count(db, 'pipeline_pending')) === 0 && (await count(db, 'pipeline_effects')) === 0);
     const pipelineRate = eventsN / ((performance.now() - t0) / 1000);
     const processed = await count(db, 'feedback_signals');
-    console.log(`pipeline: ${int(processed)} events processed at ${int(pipelineRate)} events/s (worker: ${config.processConcurrency} processing + ${WORKER_CONCURRENCY} upkeep slots, jobs of up to ${config.pipelineBatch})`);
+    // The worker's own slot count (its start-up line): BENCH_SERVER_ENV may set another than this process's config.
+    const slots = /"processConcurrency":(\d+)/.exec(worker.output())?.[1] ?? String(config.processConcurrency);
+    console.log(`pipeline: ${int(processed)} events processed at ${int(pipelineRate)} events/s (worker: ${slots} processing + ${WORKER_CONCURRENCY} upkeep slots, jobs of up to ${config.pipelineBatch})`);
 
     // Lag: steady ingest while the worker runs, at a rate this machine sustains and at the target.
     const lag: Array<{ offered: number; achieved: number; p50: number; p99: number }> = [];

@@ -53,7 +53,7 @@ const envSchema = z.object({
   FEEDLOOP_NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/).default('feedloop'),
   FEEDLOOP_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('feedloop'),
   FEEDLOOP_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
-  FEEDLOOP_PROCESS_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
+  FEEDLOOP_PROCESS_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   FEEDLOOP_PIPELINE_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
   FEEDLOOP_SWEEP_INTERVAL_SECONDS: z.coerce.number().min(0.05).max(3_600).default(5),
   FEEDLOOP_SWEEP_GRACE_SECONDS: z.coerce.number().min(0).max(3_600).default(10),
