@@ -1,10 +1,15 @@
 /**
- * Planner statistics for the embedded database. Postgres's autovacuum daemon runs `ANALYZE` on a
- * table once enough of it changed; PGlite has no such daemon, so an embedded database never had
- * statistics and its planner guessed. One guess cost the pipeline most of its time: looking a
- * response up by its key, it chose the export index `(workspace_id, md5(query), id)` over the
- * primary key and skip-scanned every prompt of the workspace for each event (0.2-0.5 ms a lookup
- * with 500 responses, growing with them; 0.008 ms on the primary key once analyzed).
+ * Planner statistics the database would otherwise lack. PGlite has no autovacuum daemon, so an
+ * embedded database never had statistics and its planner guessed. One guess cost the pipeline
+ * most of its time: looking a response up by its key, it chose the export index
+ * `(workspace_id, md5(query), id)` over the primary key and skip-scanned every prompt of the
+ * workspace for each event (0.2-0.5 ms a lookup with 500 responses, growing with them; 0.008 ms on
+ * the primary key once analyzed). Postgres's autovacuum analyzes a table only on its next round
+ * (`autovacuum_naptime`, a minute) and never analyzes a partitioned table itself: a new install
+ * that took a burst of events planned its upkeep with no statistics, and the scheduled training
+ * batches' check of 3,739 corrections among 70,000 signals scanned a whole index of the workspace
+ * for each of them (4-29 s of a core, against 35 ms once analyzed; docs/benchmarks.md, "Fifteenth
+ * session").
  */
 import type { SqlClient } from './sql-client.js';
 
@@ -29,12 +34,14 @@ const STATISTICS_TARGET = 10;
 /**
  * Analyzes the tables that grew since their statistics were taken (or never had them), as
  * autovacuum would, each in a background transaction of its own so requests go first; a
- * partitioned table's own statistics are refreshed when one of its partitions was. Meant for
- * PGlite's sweep; harmless elsewhere.
+ * partitioned table's own statistics are refreshed when one of its partitions was. Run by the
+ * sweep on both stores. On Postgres a table another session is analyzing (autovacuum, another
+ * worker's sweep) is skipped, not waited for, and the sample is Postgres's own size: the coarse
+ * one is for PGlite, whose one connection the sample holds.
  *
  * @returns the tables analyzed.
  * @example
- * if (db.dialect === 'pglite') await analyzeGrownTables(db); // ['responses', 'feedback_signals']
+ * await analyzeGrownTables(db); // ['responses', 'feedback_signals']
  */
 export async function analyzeGrownTables(db: SqlClient): Promise<string[]> {
   const grown = await db.query<{ name: string; parent: string | null }>(
@@ -42,19 +49,23 @@ export async function analyzeGrownTables(db: SqlClient): Promise<string[]> {
        FROM pg_class c
        LEFT JOIN pg_inherits i ON i.inhrelid = c.oid
        LEFT JOIN pg_class p ON p.oid = i.inhparent
-      WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+      WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relkind = 'r'
         AND pg_relation_size(c.oid) / current_setting('block_size')::int >= GREATEST(c.relpages, 0) * (1 + $1::float8) + $2::int
       ORDER BY c.relname`,
     [GROWTH, MIN_GROWN_PAGES],
   );
+  const analyze = (target: string): Promise<void> =>
+    db.transaction(
+      (tx) => tx.exec(db.dialect === 'pglite' ? `SET LOCAL default_statistics_target = ${STATISTICS_TARGET}; ANALYZE ${target}` : `ANALYZE (SKIP_LOCKED) ${target}`),
+      { background: true },
+    );
   const parents = new Set<string>();
   for (const { name, parent } of grown) {
-    await db.transaction((tx) => tx.exec(`SET LOCAL default_statistics_target = ${STATISTICS_TARGET}; ANALYZE ${name}`), { background: true });
+    await analyze(name);
     if (parent !== null) parents.add(parent);
   }
-  // ONLY: the parent's statistics over all its partitions, without analyzing each partition again.
-  for (const parent of parents) {
-    await db.transaction((tx) => tx.exec(`SET LOCAL default_statistics_target = ${STATISTICS_TARGET}; ANALYZE ONLY ${parent}`), { background: true });
-  }
+  // The parent's statistics over all its partitions: ONLY (Postgres 17, PGlite) spares analyzing each
+  // partition again; Postgres before 17 knows no ONLY, and its ANALYZE of the parent does both.
+  for (const parent of parents) await analyze(db.dialect === 'pglite' ? `ONLY ${parent}` : parent);
   return [...grown.map((g) => g.name), ...parents];
 }
