@@ -32,24 +32,27 @@ describe.each(BACKENDS)('planner statistics on $name', (backend) => {
     return rows.map((r) => Object.values(r)[0]).join('\n');
   };
 
-  it('analyzes the tables that grew, once, and a response is then found by its primary key', async () => {
-    const analyzed = await analyzeGrownTables(t.db);
-    expect(analyzed).toContain('responses');
+  const rowsEstimate = async (): Promise<number | undefined> =>
+    (await t.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE oid = 'responses'::regclass`))[0]?.n;
+
+  it('the sweep analyzes a table that has no statistics, once, and a response is then found by its primary key', async () => {
+    expect(await rowsEstimate()).toBe(-1);
+    await t.services.pipeline.sweep();
+    expect(await rowsEstimate()).toBe(RESPONSES);
     expect(await plan()).toContain('responses_pkey');
     // Nothing grew since: nothing to do.
     expect(await analyzeGrownTables(t.db)).not.toContain('responses');
   });
 
-  it('runs from the sweep once a table doubled', async () => {
+  // PGlite has no autovacuum, so the sweep takes its place; on Postgres autovacuum keeps the
+  // statistics it took (re-analyzing beside it slowed a new install's first drain by ~15 %).
+  it(`${backend.name === 'pglite' ? 'analyzes' : 'leaves to autovacuum'} a table that doubled since`, async () => {
     for (let i = 0; i < 3_000; i += 1_000) {
       const more = Array.from({ length: 1_000 }, (_, k) => ({ id: `s-${i + k}`, query: `another question ${i + k}?`, answer: 'an answer' }));
       expect((await t.app.inject({ method: 'POST', url: '/v1/responses/batch', headers: t.auth, payload: { responses: more } })).statusCode).toBeLessThan(300);
     }
-    const before = await t.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE oid = 'responses'::regclass`);
     await t.services.pipeline.sweep();
-    const after = await t.db.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE oid = 'responses'::regclass`);
-    expect(before[0]?.n).toBe(RESPONSES);
-    expect(after[0]?.n).toBe(RESPONSES + 3_000);
+    expect(await rowsEstimate()).toBe(backend.name === 'pglite' ? RESPONSES + 3_000 : RESPONSES);
   });
 
   it('lets a table grow by less than its size before analyzing it again', async () => {

@@ -35,9 +35,11 @@ const STATISTICS_TARGET = 10;
  * Analyzes the tables that grew since their statistics were taken (or never had them), as
  * autovacuum would, each in a background transaction of its own so requests go first; a
  * partitioned table's own statistics are refreshed when one of its partitions was. Run by the
- * sweep on both stores. On Postgres a table another session is analyzing (autovacuum, another
- * worker's sweep) is skipped, not waited for, and the sample is Postgres's own size: the coarse
- * one is for PGlite, whose one connection the sample holds.
+ * sweep on both stores. On Postgres only the tables nobody analyzed yet: autovacuum keeps the others
+ * (a doubling rule there re-analyzed a new install's growing tables beside autovacuum, and a
+ * 50,000-event backlog drained ~15 % slower); a table another session is analyzing is skipped, not
+ * waited for, and the sample is Postgres's own size (the coarse one is for PGlite, whose one
+ * connection the sample holds).
  *
  * @returns the tables analyzed.
  * @example
@@ -51,8 +53,9 @@ export async function analyzeGrownTables(db: SqlClient): Promise<string[]> {
        LEFT JOIN pg_class p ON p.oid = i.inhparent
       WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relkind = 'r'
         AND pg_relation_size(c.oid) / current_setting('block_size')::int >= GREATEST(c.relpages, 0) * (1 + $1::float8) + $2::int
+        AND ($3::boolean OR c.reltuples < 0)
       ORDER BY c.relname`,
-    [GROWTH, MIN_GROWN_PAGES],
+    [GROWTH, MIN_GROWN_PAGES, db.dialect === 'pglite'],
   );
   const analyze = (target: string): Promise<void> =>
     db.transaction(
