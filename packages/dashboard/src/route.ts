@@ -38,11 +38,16 @@ export function routeHash(page: string, id: string | null = null, params: Record
   return `#/${page}${id === null ? '' : `/${encodeURIComponent(id)}`}${qs ? `?${qs}` : ''}`;
 }
 
-/** The current route, re-read on every hash change. */
+/**
+ * The current route, re-read on every hash change. Every change draws the page again, even one
+ * that leaves the hash as it was drawn: a filter applied and a back step taken before the page drew
+ * it fire two changes that both read the old hash, and a form must still show what the URL says
+ * (FilterForm forgets its applied choice, ui.tsx `useDraft`).
+ */
 export function useRoute(): Route {
-  const [hash, setHash] = useState(() => location.hash);
+  const [{ hash }, setSeen] = useState(() => ({ hash: location.hash }));
   useEffect(() => {
-    const on = () => setHash(location.hash);
+    const on = () => setSeen({ hash: location.hash });
     // A change between the first render and this effect fired no listener of ours: read it now.
     // Missed, the page stayed on what the hash said at first render (a reviewer sent to
     // `#/review/<id>` right after logging in kept the queue list; a flaky CI run found it).

@@ -36,24 +36,29 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>,
 }
 
 /**
- * A form's draft of `value` that the user edits, set to `value` again only when it changes (its
- * `key`, e.g. the URL's filters after a back or forward step). Not after the first draw: an
- * effect that ran then set the draft back and lost a choice made before it ran (a queue rule's
- * rating picked as its form appeared was saved as no filter).
+ * A form's draft of `value` that the user edits: the user's edit while `key` (e.g. the URL's
+ * filters) stays what it was when they made it, else `value`. Worked out as the form draws, with
+ * no effect: an effect that set the draft back ran late or not at all, and the form kept a
+ * choice the URL no longer said (a back step taken right after applying a filter, seen in CI), or
+ * lost one made before it ran (a queue rule's rating picked as its form appeared). `drop` forgets
+ * the edit, e.g. when the form is applied and the URL becomes the draft's source.
  *
  * @example
- * const [draft, setDraft] = useDraft(filters, JSON.stringify(filters));
+ * const [draft, setDraft, drop] = useDraft(filters, JSON.stringify(filters));
  */
-export function useDraft<T>(value: T, key: string): [T, (next: T) => void] {
-  const [draft, setDraft] = useState<T>(value);
-  const shown = useRef(key);
-  useEffect(() => {
-    if (shown.current === key) return;
-    shown.current = key;
-    setDraft(value);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
-  return [draft, setDraft];
+export function useDraft<T>(value: T, key: string): [T, (next: T) => void, () => void] {
+  const edit = useRef<{ key: string; draft: T } | null>(null);
+  const [, redraw] = useState(0);
+  if (edit.current !== null && edit.current.key !== key) edit.current = null;
+  const draft = edit.current === null ? value : edit.current.draft;
+  const setDraft = (next: T): void => {
+    edit.current = { key, draft: next };
+    redraw((n) => n + 1);
+  };
+  const drop = (): void => {
+    edit.current = null;
+  };
+  return [draft, setDraft, drop];
 }
 
 /** Renders a load: a placeholder of fixed height while loading (no layout shift), its error, or its data. */

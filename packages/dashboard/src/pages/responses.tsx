@@ -262,7 +262,7 @@ function Flag({ name, label, yes, no, draft, set }: { name: 'hasCorrection' | 'c
  */
 export function FilterForm({ filters, facets, scoreNames, onApply, applyLabel = 'Apply' }: { filters: Filters; facets: Facets | null; scoreNames: string[] | null; onApply?: (f: Filters) => void; applyLabel?: string }) {
   // A back or forward step changes the route's filters: the form follows.
-  const [draft, setDraft] = useDraft<Filters>(filters, JSON.stringify(filters));
+  const [draft, setDraft, drop] = useDraft<Filters>(filters, JSON.stringify(filters));
   const field = (name: FilterName, label: string, type = 'text') => (
     <label>
       {label}
@@ -276,7 +276,12 @@ export function FilterForm({ filters, facets, scoreNames, onApply, applyLabel = 
     <form class="filters" aria-label={onApply ? 'Rule filter' : 'Filters'} onSubmit={(e) => {
       e.preventDefault();
       if (onApply) onApply(draft);
-      else location.hash = routeHash('responses', null, draft);
+      else {
+        // Applied, the filters are the URL's: a back step taken before the page draws them still
+        // finds the form showing what the URL says.
+        drop();
+        location.hash = routeHash('responses', null, draft);
+      }
     }}>
       {field('comment', 'Comment contains')}
       <label>
