@@ -7,7 +7,7 @@
  * closing the tab) releases the reservation, so an item never waits out a reservation nobody holds.
  */
 import { Fragment } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, apiOrNone, sendLast } from '../api.js';
 import { Markdown } from '../markdown-view.js';
 import { routeHash } from '../route.js';
@@ -195,7 +195,10 @@ export function ReviewScreen({ queueId, as }: { queueId: string; as: string | nu
     await next();
   };
 
-  useEffect(() => {
+  // Attached as the screen draws, not after its paint: an effect left the last item's handler in
+  // place between drawing a new item and the next paint, so a key pressed then set the old item's
+  // draft and a submit sent nothing (CI's two-reviewer race test, under load).
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const el = e.target as HTMLElement | null;
       const inText = !!el && (el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || (el.tagName === 'INPUT' && !['radio', 'checkbox', 'button', 'submit'].includes((el as HTMLInputElement).type)));
