@@ -229,9 +229,7 @@ describe.skipIf(!hasChromium)('dashboard end to end', () => {
     await page.waitForSelector('table.responses tbody tr');
     expect(page.url()).toContain('agent=sql');
     expect(await page.inputValue('select[name=agent]')).toBe('sql');
-    // While the list stays, a back step takes its filters back, and the form follows them, also
-    // when the step comes before the page drew the applied filters: the form then kept the choice
-    // it had applied, about one run in ten here (a few rounds, so that race shows).
+    // A back step takes the list's filters back and the form follows, even before the page drew the applied ones (rounds: a rare race).
     const rating = 'form[aria-label=Filters] select[name=rating]';
     for (let round = 0; round < 4; round++) {
       const before = await page.inputValue(rating);

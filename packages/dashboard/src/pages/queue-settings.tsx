@@ -15,7 +15,7 @@ import { Card, Show, num, useLoad } from '../ui.js';
 import { AgreementPanel } from './agreement.js';
 import { ProgressBar } from './review.js';
 import { FILTERS, apiFilter, type Filters } from '../filters.js';
-import { FilterForm, NO_FACETS, type Facets } from './responses.js';
+import { FilterForm, NO_FACETS, type Facets } from './filter-form.js';
 import { outcomeText } from './responses-bulk.js';
 
 interface KeyRow { id: string; kind: string; name: string | null; prefix: string; revokedAt: string | null }
