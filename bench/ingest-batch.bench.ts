@@ -177,7 +177,7 @@ function copyRows(ws: string, e: WireEvent, seq: number, answer: string, receive
     ids: line([ws, e.id, receivedAt, seq]),
     fingerprints: d.contentHash === null ? undefined : line([ws, d.contentHash, d.occurredAt, e.id, expiresAt]),
     votes: d.slot === null || d.voter === null ? undefined : line([ws, e.responseId, d.voter, d.slot, e.id, d.occurredAt, true, receivedAt, seq]),
-    pending: line([ws, e.id]),
+    pending: line([ws, e.id, seq, receivedAt]),
   };
 }
 
@@ -189,7 +189,7 @@ const COPY_INTO: Record<CopyTable, string> = {
   ids: 'COPY feedback_event_ids (workspace_id, id, received_at, seq) FROM STDIN',
   fingerprints: 'COPY feedback_fingerprints (workspace_id, content_hash, occurred_at, event_id, expires_at) FROM STDIN',
   votes: 'COPY feedback_current_votes (workspace_id, response_id, voter, vote_slot, event_id, occurred_at, verified, received_at, seq) FROM STDIN',
-  pending: 'COPY pipeline_pending (workspace_id, event_id) FROM STDIN',
+  pending: 'COPY pipeline_pending (workspace_id, event_id, seq, received_at) FROM STDIN',
 };
 
 /** Streams prepared COPY text through one statement; resolves when the server has it all. */

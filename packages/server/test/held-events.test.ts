@@ -30,8 +30,8 @@ describe('HeldEvents on PGlite', () => {
   /** Outbox rows committed about a minute ago (older than the grace), a millisecond apart in `ids`' order. */
   const oldRows = (ids: string[]) =>
     db.query(
-      `INSERT INTO pipeline_pending (workspace_id, event_id, created_at)
-       SELECT 'ws_h', id, now() - interval '1 minute' + n * interval '1 millisecond' FROM unnest($1::text[]) WITH ORDINALITY AS x(id, n)`,
+      `INSERT INTO pipeline_pending (workspace_id, event_id, created_at, seq, received_at)
+       SELECT 'ws_h', id, now() - interval '1 minute' + n * interval '1 millisecond', n, now() FROM unnest($1::text[]) WITH ORDINALITY AS x(id, n)`,
       [ids],
     );
 

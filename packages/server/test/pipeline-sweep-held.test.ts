@@ -37,7 +37,9 @@ for (const backend of BACKENDS) {
       await t.db.query(`INSERT INTO feedback_event_ids (workspace_id, id, received_at, seq) SELECT workspace_id, id, received_at, seq FROM feedback_events WHERE workspace_id = $1 AND id = 'sh-unheld'`, [
         t.workspaceId,
       ]);
-      await t.db.query(`INSERT INTO pipeline_pending (workspace_id, event_id) VALUES ($1, 'sh-unheld')`, [t.workspaceId]);
+      await t.db.query(`INSERT INTO pipeline_pending (workspace_id, event_id, seq, received_at) SELECT workspace_id, id, seq, received_at FROM feedback_event_ids WHERE workspace_id = $1 AND id = 'sh-unheld'`, [
+        t.workspaceId,
+      ]);
       const pending = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pipeline_pending WHERE workspace_id = $1', [t.workspaceId]))[0]?.n;
       expect(await pending()).toBe(EVENTS + 1);
 

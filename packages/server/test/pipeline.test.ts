@@ -136,7 +136,11 @@ for (const backend of BACKENDS) {
          SELECT workspace_id, id, received_at, seq FROM feedback_events WHERE workspace_id = $1 AND id = 'p-poison'`,
         [t.workspaceId],
       );
-      await t.db.query(`INSERT INTO pipeline_pending (workspace_id, event_id) VALUES ($1, 'p-poison')`, [t.workspaceId]);
+      await t.db.query(
+        `INSERT INTO pipeline_pending (workspace_id, event_id, seq, received_at)
+         SELECT workspace_id, id, seq, received_at FROM feedback_event_ids WHERE workspace_id = $1 AND id = 'p-poison'`,
+        [t.workspaceId],
+      );
       await post('/v1/feedback', { id: 'p-after', responseId: 'p-r2', type: 'thumbs_up', userId: 'u6' });
       await t.services.pipeline.process([
         [t.workspaceId, 'p-poison'],

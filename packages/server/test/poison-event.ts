@@ -16,7 +16,11 @@ export async function insertPoisonEvent(db: SqlClient, workspaceId: string, id: 
      SELECT workspace_id, id, received_at, seq FROM feedback_events WHERE workspace_id = $1 AND id = $2`,
     [workspaceId, id],
   );
-  await db.query(`INSERT INTO pipeline_pending (workspace_id, event_id) VALUES ($1, $2)`, [workspaceId, id]);
+  await db.query(
+    `INSERT INTO pipeline_pending (workspace_id, event_id, seq, received_at)
+     SELECT workspace_id, id, seq, received_at FROM feedback_event_ids WHERE workspace_id = $1 AND id = $2`,
+    [workspaceId, id],
+  );
 }
 
 /** A stack frame (`at f (/x/y.ts:1:2)`, `at /x/y.js:1:2`) or a source path (`/src/`, `.ts:`) in a text. */

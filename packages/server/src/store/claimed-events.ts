@@ -2,8 +2,8 @@
  * Claims events from the outbox and loads them with their responses and workspace settings, in
  * one statement. Claiming deletes the events' `pipeline_pending` rows with SKIP LOCKED: two
  * workers (or a job and the sweep) never process the same event, and a rolled-back transaction
- * puts the rows back. An event is found by its id through `feedback_event_ids`, whose seq and
- * received_at lead to its row in one partition of the log.
+ * puts the rows back. An outbox row carries its event's seq and received_at, which lead to the
+ * event's row in one partition of the log (migration 0053).
  */
 import {
   resolveWorkspaceSettings,
@@ -29,7 +29,7 @@ const CLAIM_SHARED = `
                  CROSS JOIN LATERAL (SELECT workspace_id, event_id FROM pipeline_pending q
                                       WHERE q.workspace_id = k.ws AND q.event_id = k.id FOR UPDATE SKIP LOCKED) AS q) AS l
         WHERE p.workspace_id = l.workspace_id AND p.event_id = l.event_id
-       RETURNING p.workspace_id, p.event_id`;
+       RETURNING p.workspace_id, p.event_id, p.seq, p.received_at`;
 
 /**
  * The same on a one-connection database (PGlite): nobody else can hold the rows, so no lock probe,
@@ -44,7 +44,7 @@ const CLAIM_EXCLUSIVE = `
        DELETE FROM pipeline_pending p
         WHERE p.ctid = ANY (ARRAY(SELECT q.ctid FROM k
                                    CROSS JOIN LATERAL (SELECT ctid FROM pipeline_pending q WHERE q.workspace_id = k.ws AND q.event_id = k.id ${PROBE}) AS q))
-       RETURNING p.workspace_id, p.event_id`;
+       RETURNING p.workspace_id, p.event_id, p.seq, p.received_at`;
 
 /**
  * The response's list tags, for processing to write only the tags it does not have yet (one probe
@@ -166,9 +166,8 @@ export async function claimEvents(tx: SqlExecutor, keys: readonly EventKey[], ex
               r.model, r.agent, r.query_type, r.experiment_id, r.variant, r.created_at AS r_created_at, ${exclusive ? TAGS_READ : 'NULL::text[]'} AS r_tags,
               v.weight_factor AS judge_factor
          FROM claimed c
-         CROSS JOIN LATERAL (SELECT e.* FROM feedback_event_ids k
-                               JOIN feedback_events e ON e.workspace_id = k.workspace_id AND e.seq = k.seq AND e.received_at = k.received_at
-                              WHERE k.workspace_id = c.workspace_id AND k.id = c.event_id ${PROBE}) AS e
+         CROSS JOIN LATERAL (SELECT e.* FROM feedback_events e
+                              WHERE e.workspace_id = c.workspace_id AND e.seq = c.seq AND e.received_at = c.received_at ${PROBE}) AS e
          LEFT JOIN LATERAL (SELECT * FROM responses r WHERE r.workspace_id = e.workspace_id AND r.id = e.response_id ${PROBE}) AS r ON true
          -- Only a retracted event can have been processed before (the claim makes processing once):
          -- the others skip the probe (a one-time filter), which the hot path would pay per event.

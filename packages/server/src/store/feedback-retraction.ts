@@ -85,7 +85,10 @@ export async function retractEvent(
       // the event (SKIP LOCKED) instead of counting it unretracted; a claim that took the row
       // first makes this wait for its commit, and the new row brings the event back to be reversed.
       await tx.query(
-        'INSERT INTO pipeline_pending (workspace_id, event_id) VALUES ($1, $2) ON CONFLICT (workspace_id, event_id) DO UPDATE SET created_at = pipeline_pending.created_at',
+        // The event's place in the log from the key table, exact to the microsecond (a Date is not).
+        `INSERT INTO pipeline_pending (workspace_id, event_id, seq, received_at)
+         SELECT workspace_id, id, seq, received_at FROM feedback_event_ids WHERE workspace_id = $1 AND id = $2
+         ON CONFLICT (workspace_id, event_id) DO UPDATE SET created_at = pipeline_pending.created_at`,
         p,
       );
       await appendAudit(tx, {
