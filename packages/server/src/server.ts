@@ -142,10 +142,15 @@ export async function startServer(config: Config, options: AppOptions & { db?: S
     const report = await bootstrap(db, config);
     sink = await openSink(config);
     const { services, close } = createServices(config, db, { log: createLogger(config), ...(sink ? { sink } : {}) });
-    if (options.worker !== false || !config.redisUrl) await services.pipeline.startWorker();
+    // The worker starts while this thread builds the app: embedded, its start reads a backlog left
+    // in the outbox in the database's thread, and the two took 0.9 s and 0.5 s one after the other
+    // on a 50,000-event backlog (docs/benchmarks.md, "Sixteenth session").
+    const working = options.worker !== false || !config.redisUrl ? services.pipeline.startWorker() : Promise.resolve();
+    // Awaited below, whatever the build does; until then a failure must not count as unhandled.
+    working.catch(() => undefined);
     const lock = db.dataDirLock;
     const adminToken = lock ? newLocalAdminToken() : undefined;
-    const app = await buildApp(services, { logger: logOptions(config), ...options, ...(adminToken ? { adminToken } : {}) });
+    const app = await buildApp(services, { logger: logOptions(config), ...options, ...(adminToken ? { adminToken } : {}) }).finally(() => working);
     const url = await app.listen({ port: config.port, host: config.host });
     if (lock && adminToken) {
       removeCredential = writeLocalAdminCredential(config.dataDir, { url, token: adminToken });

@@ -38,11 +38,15 @@ export async function takeStalePending(db: SqlExecutor, graceMs: number, limit: 
  * const keys = await readStalePending(db, 10_000, 50_000); // [['ws_1', '0190…'], …]
  */
 export async function readStalePending(db: SqlExecutor, graceMs: number, limit: number): Promise<EventKey[]> {
-  const rows = await db.query<{ workspace_id: string; event_id: string }>(
-    `SELECT workspace_id, event_id FROM pipeline_pending WHERE created_at < now() - $1 * interval '1 millisecond' ORDER BY created_at LIMIT $2`,
+  // One JSON document, not a row per key: PGlite decodes each row's columns in JavaScript, and the
+  // start-up read of a 50,000-event backlog took 380-880 ms as rows, 130-290 ms as one document.
+  const [row] = await db.query<{ keys: string }>(
+    `SELECT coalesce(json_agg(json_build_array(workspace_id, event_id) ORDER BY created_at), '[]')::text AS keys
+       FROM (SELECT workspace_id, event_id, created_at FROM pipeline_pending
+              WHERE created_at < now() - $1 * interval '1 millisecond' ORDER BY created_at LIMIT $2) AS stale`,
     [graceMs, limit],
   );
-  return rows.map((r) => [r.workspace_id, r.event_id]);
+  return JSON.parse(row?.keys ?? '[]') as EventKey[];
 }
 
 /**
