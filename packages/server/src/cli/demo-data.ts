@@ -103,7 +103,7 @@ export function demoData(now: Date, options: { seed?: number; scale?: number } =
     // Traffic grows over the quarter, with quieter weekends; but the days of the drop keep a
     // weekday's traffic whatever the calendar says, so the satisfaction rule's window holds its
     // minimum sample on a Sunday or a Monday too (a weekend's 0.6 left a half-scale demo made on a
-    // Sunday 28 ratings in its last 24 h, under the default 30: no alert).
+    // Sunday or a Monday 26 ratings in its last 24 h, under the default 30: no alert).
     const weekday = new Date(start + day * DAY_MS).getUTCDay();
     const quiet = (weekday === 0 || weekday === 6) && start + (day + 1) * DAY_MS <= dropFrom;
     const count = Math.round(scale * (90 + day * 0.6) * (quiet ? 0.6 : 1));
