@@ -83,13 +83,13 @@ for (const backend of BACKENDS) {
       ]);
     });
 
-    it('plans the feedback writer once on a Postgres server, for each call on PGlite', async () => {
+    it('plans the feedback writer once, on a Postgres server and on PGlite (migration 0054)', async () => {
       const [fn] = await db.query<{ config: string[] | null }>(
         `SELECT proconfig AS config FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
           WHERE p.proname = 'feedloop_write_feedback' AND n.nspname = current_schema()`,
       );
       expect(fn).toBeDefined();
-      expect(fn?.config ?? []).toEqual(backend.name === 'postgres' ? ['plan_cache_mode=force_generic_plan'] : []);
+      expect(fn?.config ?? []).toEqual(['plan_cache_mode=force_generic_plan']);
     });
 
     it('applies concurrent migrations once (advisory lock)', async () => {

@@ -1,0 +1,12 @@
+-- Schema 54: the feedback write function keeps one plan on PGlite as well (issue 21).
+--
+-- 0052 and 0053 gave `feedloop_write_feedback` a cached plan on a Postgres server only, and left
+-- PGlite's connection to plan every statement for its values (db/pglite-thread.ts sets
+-- `force_custom_plan` for the connection: generic plans made without statistics were once the
+-- slower ones). The function's statement cannot gain from its values: its one parameter is a JSON
+-- batch that the planner estimates at 100 rows whatever it holds, and its lookups are index probes
+-- fenced with OFFSET 0, the same plan whatever the batch. Planning it again on every flush cost
+-- the database's thread ~1.5-2 ms a flush of 50 (docs/benchmarks.md, "Seventeenth session"):
+-- measured on a fresh PGlite, no statistics, the write statement alone took 178-195 µs an event
+-- at 50 a flush with a plan a call, 147-152 µs with the cached plan; 126 and 120 µs at 500.
+ALTER FUNCTION feedloop_write_feedback(json, integer, integer[]) SET plan_cache_mode = force_generic_plan;
