@@ -39,7 +39,7 @@ const TARGET_RATE = 3_000;
 const POLL_MS = 250;
 
 /** The benchmark's events: validated before any clock starts. */
-function makeEvents(runId: string, n: number): FeedbackEvent[] {
+export function makeEvents(runId: string, n: number): FeedbackEvent[] {
   const refs = makeResponses(runId, RESPONSES).map(({ id, answer }) => ({ id, answer }));
   const occurredAt = new Date().toISOString();
   return Array.from({ length: n }, (_, g) => {

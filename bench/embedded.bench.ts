@@ -6,7 +6,9 @@
  * benchmark (wrk, or autocannon with workers), 50 connections, unique bodies of the README's mix:
  * single-event `POST /v1/feedback` and batched `POST /v1/feedback/batch` with 100 events a
  * request. Also the process's RSS idle (after start, before any load), during and after the load,
- * and with `BENCH_SOAK_MS` a soak run sampling RSS every 10 s.
+ * and with `BENCH_SOAK_MS` a soak run sampling RSS every 10 s. Last, the ceiling feedloop's schema
+ * leaves these ratios (bench/write-ceiling.ts): its write statement alone, against the minimal
+ * server's measured rates.
  *
  * Run: npm run build && node --import tsx bench/embedded.bench.ts
  * Knobs: BENCH_DURATION_MS (10000), BENCH_CONNECTIONS (50), BENCH_SOAK_MS (0),
@@ -21,6 +23,7 @@ import { dec, envInt, int, isMain, sleep, startEmbeddedFeedloop, startMinimalDur
 import { registerResponses } from './bench-workload.js';
 import { soak, warmAndMeasure } from './ingest-durable.bench.js';
 import { describeLoad, eventTemplates, loadGenerator, type LoadFigures } from './load-generator.js';
+import { describeWriteCost, measureWriteCosts, type WriteCost } from './write-ceiling.js';
 
 const RESPONSES = 1_000;
 const BATCH = 100;
@@ -50,6 +53,20 @@ async function measure(server: ChildServer, key: string, templates: string[], la
       `batched ${batch.load.cpu}`,
       `batched RSS: ${batch.rss}`,
     ],
+  };
+}
+
+/** The most an ingest ratio can reach with feedloop's write statement as measured, against the minimal server's `baseline` rate. */
+function ceilingResult(kind: 'single' | 'batched', cost: WriteCost, baseline: number): BenchResult {
+  const rate = 1e6 / cost.feedloopUs;
+  return {
+    name: `embedded ${kind} ceiling (write alone, ${cost.size} a flush)`,
+    value: rate,
+    unit: 'events/s',
+    baseline,
+    baselineLabel: `${kind === 'single' ? 'requests' : 'events'}/s minimal durable (PGlite)`,
+    ratio: rate / baseline,
+    target: 'the most the ratio above can reach',
   };
 }
 
@@ -99,6 +116,8 @@ export async function runEmbeddedBench(): Promise<BenchResult[]> {
     const m = await measure(minimal, key, templates, 'minimal server (PGlite)', seconds, connections, generator);
     await minimal.stop();
 
+    const [singleCost, batchCost] = await measureWriteCosts();
+    if (!singleCost || !batchCost) throw new Error('write ceiling not measured');
     const singleRatio = f.single.rps / m.single.rps;
     const batchRatio = f.batch.eventsPerS / m.batch.eventsPerS;
     console.log(
@@ -107,6 +126,8 @@ export async function runEmbeddedBench(): Promise<BenchResult[]> {
     console.log(
       `embedded batched ×${BATCH}: ${int(f.batch.eventsPerS)} events/s, p99 ${dec(f.batch.p99, 0)} ms  |  minimal durable server (PGlite): ${int(m.batch.eventsPerS)} events/s, p99 ${dec(m.batch.p99, 0)} ms  |  ratio ${dec(batchRatio)}`,
     );
+    console.log(`  ceiling, single: ${describeWriteCost(singleCost, m.single.rps)}`);
+    console.log(`  ceiling, batched: ${describeWriteCost(batchCost, m.batch.eventsPerS)}`);
     console.log(`  feedloop (embedded) RSS: idle ${idle ? dec(idle.rssMb, 0) : '?'} MB (${IDLE_SETTLE_MS / 1000} s after ready), after all load ${after ? dec(after.rssMb, 0) : '?'} MB, peak ${after ? dec(after.peakMb, 0) : '?'} MB; events duplicate/rejected ${notAccepted}`);
     for (const line of [...f.lines, ...soakLines]) console.log(`  feedloop ${line}`);
     console.log(`  minimal (PGlite) RSS: idle ${minimalIdle ? dec(minimalIdle.rssMb, 0) : '?'} MB`);
@@ -146,6 +167,8 @@ export async function runEmbeddedBench(): Promise<BenchResult[]> {
         target: `>= ${TARGET_RATIO} of baseline`,
         met: batchRatio >= TARGET_RATIO,
       },
+      ceilingResult('single', singleCost, m.single.rps),
+      ceilingResult('batched', batchCost, m.batch.eventsPerS),
       {
         name: 'embedded RSS idle (before load)',
         value: idle?.rssMb ?? NaN,
